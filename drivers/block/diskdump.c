@@ -1,0 +1,1085 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * diskdump - write the memory of a panicking kernel to a dump partition
+ *
+ * At panic time diskdump takes over the panicking CPU with interrupts off,
+ * stops the other CPUs the way kdump does (keeping their registers in the
+ * crash_notes), checks that its own code and configuration are intact, and
+ * then tries each configured partition in turn: the driver's sanity_check
+ * and quiesce, a check that every block carries the format signature (so
+ * nothing but an empty dump partition is ever overwritten), and the dump
+ * itself, written by polling.  Whatever happens, it returns to panic(),
+ * which goes on to reboot.  savecore turns the partition into a core file
+ * after the reboot.
+ *
+ * Nothing on the panic path allocates memory, sleeps, takes a sleeping lock,
+ * uses the block layer or waits without a bound: every buffer is allocated
+ * when a partition is configured through /proc/diskdump.
+ */
+
+#define pr_fmt(fmt) "diskdump: " fmt
+
+#include <linux/blkdev.h>
+#include <linux/crash_core.h>
+#include <linux/crc32.h>
+#include <linux/ctype.h>
+#include <linux/delay.h>
+#include <linux/diskdump.h>
+#include <linux/file.h>
+#include <linux/init.h>
+#include <linux/interrupt.h>
+#include <linux/ioport.h>
+#include <linux/jiffies.h>
+#include <linux/kallsyms.h>
+#include <linux/kexec.h>
+#include <linux/memblock.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/proc_fs.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/timekeeping.h>
+#include <linux/timer.h>
+#include <linux/uaccess.h>
+#include <linux/utsname.h>
+#include <linux/vmalloc.h>
+#include <linux/vmcore_info.h>
+#include <asm/sections.h>
+
+#define DISKDUMP_MAX_RAM_RANGES	64
+#define DISKDUMP_IO_BLOCKS	32	/* blocks per rw_block call, at most */
+#define DISKDUMP_CMD_MAX	256	/* longest line /proc/diskdump takes */
+#define DISKDUMP_MAX_TIMER_RUNS	16	/* timer callbacks per poll, at most */
+
+#define DD_READ		0
+#define DD_WRITE	1
+
+int diskdump_mode;
+EXPORT_SYMBOL_GPL(diskdump_mode);
+
+static DEFINE_MUTEX(diskdump_mutex);
+static LIST_HEAD(disk_dump_types);
+static LIST_HEAD(disk_dump_devices);
+
+/* Set while the configuration is being changed: a panic then refuses. */
+static int diskdump_config_busy;
+static atomic_t diskdump_entered = ATOMIC_INIT(0);
+
+struct ram_range {
+	unsigned long start_pfn;
+	unsigned long end_pfn;		/* exclusive */
+};
+
+/* What the panic path needs, prepared when the configuration changes. */
+static struct {
+	struct ram_range ram[DISKDUMP_MAX_RAM_RANGES];
+	unsigned int nr_ram;
+	unsigned long max_pfn;
+	unsigned long nr_ram_pages;
+	unsigned long bitmap_blocks;
+	unsigned long note_blocks;
+	size_t note_bytes;
+	void *io_buf;			/* DISKDUMP_IO_BLOCKS blocks */
+	void *note_buf;			/* note_blocks blocks */
+	struct diskdump_header *hdr;	/* one block */
+	u32 crc;			/* over code and configuration */
+} dd;
+
+/* Panic-path state; not covered by the checksum. */
+static struct {
+	struct pt_regs regs;
+	u64 clock_base_ns;
+	u64 udelay_ns;
+	unsigned long io_errors;
+	u64 timers_run;
+	u64 tasklets_run;
+	u64 unreadable_pages;
+	bool irqs_seen_on;
+} dds;
+
+/* Timers and tasklets diverted to diskdump while crashdump_mode() is true. */
+static HLIST_HEAD(dd_timers);
+static struct tasklet_struct *dd_tasklets;
+static struct tasklet_struct **dd_tasklets_tail = &dd_tasklets;
+
+/* ------------------------------------------------------------------ */
+/* Time, timers and tasklets in crashdump mode                         */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Interrupts are off, so nothing advances jiffies.  Drivers still measure
+ * their timeouts in jiffies, so advance it from the NMI-safe monotonic fast
+ * clock, or from the time spent in diskdump_udelay() if that clock does not
+ * move (a clocksource that stopped with the timer interrupt).
+ */
+static void diskdump_advance_jiffies(void)
+{
+	u64 now = ktime_get_mono_fast_ns();
+	u64 clock_delta = now - dds.clock_base_ns;
+	u64 delta = max(clock_delta, dds.udelay_ns);
+	u64 ticks = div_u64(delta, TICK_NSEC);
+
+	if (!ticks)
+		return;
+	jiffies_64 += ticks;
+	dds.clock_base_ns = now;
+	dds.udelay_ns = 0;
+}
+
+static bool dd_timer_is_private(struct timer_list *timer)
+{
+	struct timer_list *t;
+
+	hlist_for_each_entry(t, &dd_timers, entry)
+		if (t == timer)
+			return true;
+	return false;
+}
+
+static void dd_timer_unlink(struct timer_list *timer)
+{
+	__hlist_del(&timer->entry);
+	timer->entry.pprev = NULL;
+	timer->entry.next = NULL;
+}
+
+/* Take @timer off whatever list it is on; 1 if it was pending. */
+static int dd_timer_detach(struct timer_list *timer)
+{
+	if (!timer_pending(timer))
+		return 0;
+	if (dd_timer_is_private(timer)) {
+		dd_timer_unlink(timer);
+		return 1;
+	}
+	return crashdump_detach_wheel_timer(timer);
+}
+
+/**
+ * diskdump_mod_timer - mod_timer() in crashdump mode
+ * @timer: the timer
+ * @expires: new expiry time in jiffies
+ *
+ * Moves @timer to diskdump's private list, from which diskdump_udelay()
+ * runs it once it expires.
+ *
+ * Return: 1 if the timer was pending, 0 if not, -EBUSY if it sits on a
+ * timer wheel whose lock a stopped CPU holds (the timer is then left alone).
+ */
+int diskdump_mod_timer(struct timer_list *timer, unsigned long expires)
+{
+	int was_pending = dd_timer_detach(timer);
+
+	if (was_pending < 0)
+		return was_pending;
+	timer->expires = expires;
+	hlist_add_head(&timer->entry, &dd_timers);
+	return was_pending;
+}
+EXPORT_SYMBOL_GPL(diskdump_mod_timer);
+
+/**
+ * diskdump_del_timer - del_timer() in crashdump mode
+ * @timer: the timer
+ *
+ * Return: 1 if the timer was pending, 0 if not, -EBUSY as for
+ * diskdump_mod_timer().
+ */
+int diskdump_del_timer(struct timer_list *timer)
+{
+	return dd_timer_detach(timer);
+}
+EXPORT_SYMBOL_GPL(diskdump_del_timer);
+
+/**
+ * diskdump_tasklet_schedule - tasklet_schedule() in crashdump mode
+ * @t: the tasklet, already marked TASKLET_STATE_SCHED by the caller
+ *
+ * Queues @t on diskdump's private list instead of a per-CPU softirq list.
+ */
+void diskdump_tasklet_schedule(struct tasklet_struct *t)
+{
+	t->next = NULL;
+	*dd_tasklets_tail = t;
+	dd_tasklets_tail = &t->next;
+}
+EXPORT_SYMBOL_GPL(diskdump_tasklet_schedule);
+
+static void diskdump_run_timers(void)
+{
+	struct timer_list *t;
+	int runs;
+
+	for (runs = 0; runs < DISKDUMP_MAX_TIMER_RUNS; runs++) {
+		bool found = false;
+
+		hlist_for_each_entry(t, &dd_timers, entry) {
+			if (time_after_eq(jiffies, t->expires)) {
+				found = true;
+				break;
+			}
+		}
+		if (!found)
+			return;
+		/* Start over after each callback: it may change the list. */
+		dd_timer_unlink(t);
+		dds.timers_run++;
+		t->function(t);
+	}
+}
+
+static void diskdump_run_tasklets(void)
+{
+	struct tasklet_struct *list = dd_tasklets, *t;
+
+	dd_tasklets = NULL;
+	dd_tasklets_tail = &dd_tasklets;
+
+	while (list) {
+		t = list;
+		list = list->next;
+		if (atomic_read(&t->count) || !tasklet_trylock(t)) {
+			/* Disabled or running elsewhere: try again next poll. */
+			diskdump_tasklet_schedule(t);
+			continue;
+		}
+		if (test_and_clear_bit(TASKLET_STATE_SCHED, &t->state)) {
+			dds.tasklets_run++;
+			if (t->use_callback)
+				t->callback(t);
+			else
+				t->func(t->data);
+		}
+		tasklet_unlock(t);
+	}
+}
+
+/**
+ * diskdump_udelay - wait in a dump driver's poll loop
+ * @usecs: microseconds to wait
+ *
+ * Busy-waits, then advances jiffies and runs the timers and tasklets that
+ * the dump drivers queued while crashdump_mode() is true.  Outside crashdump
+ * mode it is a plain udelay().
+ */
+void diskdump_udelay(unsigned int usecs)
+{
+	udelay(usecs);
+	if (!crashdump_mode())
+		return;
+	if (!irqs_disabled())
+		dds.irqs_seen_on = true;
+	dds.udelay_ns += (u64)usecs * NSEC_PER_USEC;
+	diskdump_advance_jiffies();
+	diskdump_run_timers();
+	diskdump_run_tasklets();
+}
+EXPORT_SYMBOL_GPL(diskdump_udelay);
+
+/* ------------------------------------------------------------------ */
+/* Self check                                                          */
+/* ------------------------------------------------------------------ */
+
+static int dump_one_partition(struct disk_dump_partition *part,
+			      const char *msg);
+static int check_signatures(struct disk_dump_partition *part);
+static int write_dump(struct disk_dump_partition *part, const char *msg);
+static int write_pages(struct disk_dump_partition *part,
+		       struct diskdump_header *hdr);
+
+/* The functions that run at panic time, whose code the checksum covers. */
+static const void *const dd_panic_code[] = {
+	diskdump_panic, dump_one_partition, check_signatures, write_dump,
+	write_pages, diskdump_udelay, diskdump_mod_timer, diskdump_del_timer,
+	diskdump_tasklet_schedule, diskdump_run_timers, diskdump_run_tasklets,
+};
+
+static u32 crc_function(u32 crc, const void *fn)
+{
+	unsigned long size, offset, addr = (unsigned long)fn;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return crc32_le(crc, (const u8 *)&addr, sizeof(addr));
+	return crc32_le(crc, (const u8 *)(addr - offset), size);
+}
+
+static u32 crc_device(u32 crc, struct disk_dump_device *dev)
+{
+	const struct disk_dump_device_ops *ops = dev->ops;
+	struct disk_dump_partition *part;
+
+	crc = crc32_le(crc, (const u8 *)dev, sizeof(*dev));
+	crc = crc32_le(crc, (const u8 *)ops, sizeof(*ops));
+	crc = crc_function(crc, ops->sanity_check);
+	crc = crc_function(crc, ops->quiesce);
+	crc = crc_function(crc, ops->shutdown);
+	crc = crc_function(crc, ops->rw_block);
+	list_for_each_entry(part, &dev->partitions, list)
+		crc = crc32_le(crc, (const u8 *)part, sizeof(*part));
+	return crc;
+}
+
+/*
+ * A checksum of the panic-path code (ours and the drivers'), the device and
+ * partition descriptions and the preallocated layout.  Computed whenever the
+ * configuration changes, checked at panic: a kernel that scribbled over any
+ * of it must not be trusted to write to a disk.
+ */
+static u32 diskdump_checksum(void)
+{
+	struct disk_dump_device *dev;
+	u32 crc = ~0U;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(dd_panic_code); i++)
+		crc = crc_function(crc, dd_panic_code[i]);
+	crc = crc32_le(crc, (const u8 *)&dd, offsetof(typeof(dd), crc));
+	list_for_each_entry(dev, &disk_dump_devices, list)
+		crc = crc_device(crc, dev);
+	return crc;
+}
+
+/* ------------------------------------------------------------------ */
+/* The panic path                                                      */
+/* ------------------------------------------------------------------ */
+
+static int dd_rw(struct disk_dump_partition *part, int rw,
+		 unsigned long block, void *buf, unsigned int nr)
+{
+	int ret = part->dev->ops->rw_block(part, rw, block, buf, nr);
+
+	if (ret)
+		dds.io_errors++;
+	return ret;
+}
+
+static unsigned long part_blocks(struct disk_dump_partition *part)
+{
+	return part->nr_sects >> (PAGE_SHIFT - SECTOR_SHIFT);
+}
+
+static unsigned int io_blocks(struct disk_dump_partition *part)
+{
+	return min_t(unsigned int, part->dev->max_blocks, DISKDUMP_IO_BLOCKS);
+}
+
+static bool fmt_block_ok(const void *block, unsigned long block_nr)
+{
+	const struct diskdump_fmt_block *fb = block;
+
+	return !memcmp(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN) &&
+	       fb->endian == DISKDUMP_ENDIAN_MARK &&
+	       fb->block_size == DISKDUMP_BLOCK_SIZE &&
+	       fb->block_nr == block_nr;
+}
+
+/*
+ * Read every block of the partition and check that it carries the format
+ * signature with its own index.  A filesystem, a swap area or a dump that
+ * savecore has not saved yet fails here, and is left untouched.
+ */
+static int check_signatures(struct disk_dump_partition *part)
+{
+	unsigned long nr_blocks = part_blocks(part), blk, i;
+	unsigned int chunk = io_blocks(part);
+	int ret;
+
+	for (blk = 0; blk < nr_blocks; blk += chunk) {
+		unsigned int n = min_t(unsigned long, chunk, nr_blocks - blk);
+
+		ret = dd_rw(part, DD_READ, blk, dd.io_buf, n);
+		if (ret) {
+			pr_emerg("read error %d at block %lu\n", ret, blk);
+			return ret;
+		}
+		for (i = 0; i < n; i++) {
+			if (!fmt_block_ok(dd.io_buf + i * PAGE_SIZE, blk + i)) {
+				pr_emerg("block %lu is not a formatted dump block: not writing here\n",
+					 blk + i);
+				return -EILSEQ;
+			}
+		}
+	}
+	return 0;
+}
+
+static bool pfn_is_ram(unsigned long pfn)
+{
+	unsigned int i;
+
+	for (i = 0; i < dd.nr_ram; i++)
+		if (pfn >= dd.ram[i].start_pfn && pfn < dd.ram[i].end_pfn)
+			return true;
+	return false;
+}
+
+/* Fill one block of the bitmap: the bits of PFNs first_pfn onwards. */
+static void fill_bitmap_block(u8 *buf, unsigned long first_pfn)
+{
+	unsigned long bit, pfn;
+
+	memset(buf, 0, PAGE_SIZE);
+	for (bit = 0; bit < PAGE_SIZE * BITS_PER_BYTE; bit++) {
+		pfn = first_pfn + bit;
+		if (pfn >= dd.max_pfn)
+			break;
+		if (pfn_is_ram(pfn))
+			buf[bit / BITS_PER_BYTE] |= 1 << (bit % BITS_PER_BYTE);
+	}
+}
+
+/* Both bitmaps are the same for a full dump: write the RAM bitmap twice. */
+static int write_bitmaps(struct disk_dump_partition *part,
+			 struct diskdump_header *hdr)
+{
+	unsigned long b, copy;
+	int ret;
+
+	for (b = 0; b < dd.bitmap_blocks; b++) {
+		fill_bitmap_block(dd.io_buf, b * PAGE_SIZE * BITS_PER_BYTE);
+		for (copy = 0; copy < 2; copy++) {
+			ret = dd_rw(part, DD_WRITE, hdr->bitmap_block +
+				    copy * dd.bitmap_blocks + b, dd.io_buf, 1);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* Copy one page into the I/O buffer; a page that cannot be read is marked. */
+static void copy_page_for_dump(void *dst, unsigned long pfn)
+{
+	if (copy_from_kernel_nofault(dst, pfn_to_kaddr(pfn), PAGE_SIZE)) {
+		memset(dst, 0xdd, PAGE_SIZE);
+		dds.unreadable_pages++;
+	}
+}
+
+/*
+ * Write the RAM pages in PFN order, as many as the partition holds, batching
+ * them into rw_block calls of up to io_blocks() blocks.
+ */
+static int write_pages(struct disk_dump_partition *part,
+		       struct diskdump_header *hdr)
+{
+	unsigned long room = part_blocks(part) - hdr->data_block;
+	unsigned long written = 0, batch_start = hdr->data_block;
+	unsigned int chunk = io_blocks(part), n = 0, i;
+	unsigned long pfn, next_report = dd.nr_ram_pages / 10;
+	int ret;
+
+	for (i = 0; i < dd.nr_ram && written + n < room; i++) {
+		for (pfn = dd.ram[i].start_pfn; pfn < dd.ram[i].end_pfn; pfn++) {
+			if (written + n >= room)
+				break;
+			copy_page_for_dump(dd.io_buf + n * PAGE_SIZE, pfn);
+			if (++n < chunk)
+				continue;
+			ret = dd_rw(part, DD_WRITE, batch_start, dd.io_buf, n);
+			if (ret)
+				goto out;
+			written += n;
+			batch_start += n;
+			n = 0;
+			if (written >= next_report) {
+				pr_emerg("%lu of %lu pages written\n", written,
+					 dd.nr_ram_pages);
+				next_report += dd.nr_ram_pages / 10;
+			}
+		}
+	}
+	ret = n ? dd_rw(part, DD_WRITE, batch_start, dd.io_buf, n) : 0;
+	if (!ret)
+		written += n;
+out:
+	hdr->written_pages = written;
+	return ret;
+}
+
+static void fill_header(struct diskdump_header *hdr,
+			struct disk_dump_partition *part, const char *msg)
+{
+	struct new_utsname *uts = init_utsname();
+	u64 now = ktime_get_real_fast_ns();
+	u32 nsec;
+
+	memset(hdr, 0, PAGE_SIZE);
+	memcpy(hdr->magic, DISKDUMP_HDR_MAGIC, DISKDUMP_MAGIC_LEN);
+	hdr->endian = DISKDUMP_ENDIAN_MARK;
+	hdr->version = DISKDUMP_HDR_VERSION;
+	hdr->header_size = sizeof(*hdr);
+	hdr->block_size = PAGE_SIZE;
+	hdr->status = DISKDUMP_STATUS_WRITING;
+	hdr->panic_cpu = smp_processor_id();
+	hdr->nr_cpus = num_online_cpus();
+	hdr->time_sec = div_u64_rem(now, NSEC_PER_SEC, &nsec);
+	hdr->time_nsec = nsec;
+	hdr->partition_blocks = part_blocks(part);
+	hdr->max_pfn = dd.max_pfn;
+	hdr->note_block = 1;
+	hdr->bitmap_block = hdr->note_block + dd.note_blocks;
+	hdr->bitmap_blocks = dd.bitmap_blocks;
+	hdr->data_block = hdr->bitmap_block + 2 * dd.bitmap_blocks;
+	hdr->nr_ram_pages = dd.nr_ram_pages;
+	hdr->nr_dump_pages = dd.nr_ram_pages;
+	hdr->page_offset = PAGE_OFFSET;
+	hdr->kernel_vaddr = (unsigned long)_text;
+	hdr->kernel_paddr = __pa_symbol(_text);
+	hdr->kernel_size = _end - _text;
+	hdr->start_sect = part->start_sect;
+	strscpy(hdr->sysname, uts->sysname, sizeof(hdr->sysname));
+	strscpy(hdr->nodename, uts->nodename, sizeof(hdr->nodename));
+	strscpy(hdr->release, uts->release, sizeof(hdr->release));
+	strscpy(hdr->version_str, uts->version, sizeof(hdr->version_str));
+	strscpy(hdr->machine, uts->machine, sizeof(hdr->machine));
+	strscpy(hdr->domainname, uts->domainname, sizeof(hdr->domainname));
+	strscpy(hdr->panic_msg, msg ? msg : "", sizeof(hdr->panic_msg));
+}
+
+static int write_header(struct disk_dump_partition *part,
+			struct diskdump_header *hdr)
+{
+	hdr->crc = 0;
+	hdr->crc = ~crc32_le(~0U, (const u8 *)hdr, sizeof(*hdr));
+	return dd_rw(part, DD_WRITE, 0, hdr, 1);
+}
+
+/* Gather the CPUs' NT_PRSTATUS notes and the VMCOREINFO note. */
+static void collect_notes(struct diskdump_header *hdr)
+{
+	size_t off = 0, len;
+	int cpu;
+
+	memset(dd.note_buf, 0, dd.note_blocks * PAGE_SIZE);
+	for_each_online_cpu(cpu) {
+		struct elf_note *note = (struct elf_note *)per_cpu_ptr(crash_notes, cpu);
+
+		if (!note->n_namesz)
+			continue;	/* this CPU did not answer the stop */
+		len = sizeof(*note) + ALIGN(note->n_namesz, 4) +
+		      ALIGN(note->n_descsz, 4);
+		if (off + len > dd.note_bytes)
+			break;
+		memcpy(dd.note_buf + off, note, len);
+		off += len;
+		hdr->nr_cpu_notes++;
+	}
+	if (vmcoreinfo_note && off + VMCOREINFO_NOTE_SIZE <= dd.note_bytes) {
+		struct elf_note *note = (struct elf_note *)vmcoreinfo_note;
+
+		len = sizeof(*note) + ALIGN(note->n_namesz, 4) +
+		      ALIGN(note->n_descsz, 4);
+		memcpy(dd.note_buf + off, note, len);
+		off += len;
+	}
+	hdr->note_size = off;
+}
+
+static int write_dump(struct disk_dump_partition *part, const char *msg)
+{
+	struct diskdump_header *hdr = dd.hdr;
+	unsigned long b;
+	int ret;
+
+	fill_header(hdr, part, msg);
+	collect_notes(hdr);
+	if (hdr->data_block >= hdr->partition_blocks) {
+		pr_emerg("partition too small for the dump header\n");
+		return -ENOSPC;
+	}
+	ret = write_header(part, hdr);
+	if (ret)
+		return ret;
+	for (b = 0; b < dd.note_blocks && !ret; b++)
+		ret = dd_rw(part, DD_WRITE, hdr->note_block + b,
+			    dd.note_buf + b * PAGE_SIZE, 1);
+	if (!ret)
+		ret = write_bitmaps(part, hdr);
+	if (!ret)
+		ret = write_pages(part, hdr);
+
+	if (ret)
+		hdr->flags |= DISKDUMP_FLAG_IO_ERROR;
+	else if (hdr->written_pages < hdr->nr_dump_pages)
+		hdr->flags |= DISKDUMP_FLAG_TRUNCATED;
+	if (dds.irqs_seen_on)
+		hdr->flags |= DISKDUMP_FLAG_IRQS_ON;
+	hdr->timers_run = dds.timers_run;
+	hdr->tasklets_run = dds.tasklets_run;
+	hdr->unreadable_pages = dds.unreadable_pages;
+	hdr->status = hdr->flags & (DISKDUMP_FLAG_IO_ERROR | DISKDUMP_FLAG_TRUNCATED) ?
+		      DISKDUMP_STATUS_INCOMPLETE : DISKDUMP_STATUS_COMPLETE;
+	/* Best effort for the final header even after an I/O error. */
+	if (write_header(part, hdr) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+static int dump_one_partition(struct disk_dump_partition *part,
+			      const char *msg)
+{
+	const struct disk_dump_device_ops *ops = part->dev->ops;
+	int ret;
+
+	pr_emerg("trying partition %u:%u (%llu sectors at %llu)\n",
+		 MAJOR(part->devt), MINOR(part->devt),
+		 (unsigned long long)part->nr_sects,
+		 (unsigned long long)part->start_sect);
+	ret = ops->sanity_check(part->dev);
+	if (ret) {
+		pr_emerg("sanity check failed (%d)\n", ret);
+		return ret;
+	}
+	ret = ops->quiesce(part->dev);
+	if (ret) {
+		pr_emerg("quiesce failed (%d)\n", ret);
+		return ret;
+	}
+	ret = check_signatures(part);
+	if (ret)
+		return ret;
+	pr_emerg("writing %lu pages, interrupts %s\n", dd.nr_ram_pages,
+		 irqs_disabled() ? "off" : "ON");
+	ret = write_dump(part, msg);
+	if (ops->shutdown(part->dev) && !ret)
+		ret = -EIO;
+	if (ret)
+		pr_emerg("dump failed (%d) after %llu pages\n", ret,
+			 dd.hdr->written_pages);
+	else
+		pr_emerg("dump complete: %llu pages%s\n", dd.hdr->written_pages,
+			 dd.hdr->flags & DISKDUMP_FLAG_TRUNCATED ?
+			 " (truncated: the partition is too small)" : "");
+	return ret;
+}
+
+/* Stop the other CPUs and save everyone's registers, as kdump does. */
+static void diskdump_stop_cpus(void)
+{
+	crash_setup_regs(&dds.regs, NULL);
+	crash_save_cpu(&dds.regs, smp_processor_id());
+	crash_smp_send_stop();
+	crash_save_vmcoreinfo();
+}
+
+static bool diskdump_self_check(void)
+{
+	u32 crc = diskdump_checksum();
+
+	if (crc == dd.crc)
+		return true;
+	pr_emerg("checksum of diskdump code and data changed (%08x, was %08x): memory is corrupt, not dumping\n",
+		 crc, dd.crc);
+	return false;
+}
+
+/**
+ * diskdump_panic - write a crash dump; called from panic()
+ * @msg: the panic message
+ *
+ * Runs on the panicking CPU with interrupts off.  Returns to panic() whether
+ * or not a dump was written.
+ *
+ * Return: true if the other CPUs have been stopped (panic() must not try to
+ * stop them again), false if diskdump did nothing.
+ */
+bool diskdump_panic(const char *msg)
+{
+	struct disk_dump_device *dev;
+	struct disk_dump_partition *part;
+	bool done = false;
+
+	if (list_empty(&disk_dump_devices))
+		return false;
+	if (atomic_xchg(&diskdump_entered, 1)) {
+		pr_emerg("panic during the dump: giving up, the partition header says how far it got\n");
+		return false;
+	}
+	local_irq_disable();
+	diskdump_stop_cpus();
+	if (READ_ONCE(diskdump_config_busy)) {
+		pr_emerg("configuration was being changed: not dumping\n");
+		return true;
+	}
+	if (!diskdump_self_check())
+		return true;
+
+	dds.clock_base_ns = ktime_get_mono_fast_ns();
+	WRITE_ONCE(diskdump_mode, 1);
+	list_for_each_entry(dev, &disk_dump_devices, list) {
+		list_for_each_entry(part, &dev->partitions, list) {
+			if (!dump_one_partition(part, msg)) {
+				done = true;
+				goto out;
+			}
+		}
+	}
+out:
+	WRITE_ONCE(diskdump_mode, 0);
+	if (!done)
+		pr_emerg("no partition took the dump\n");
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                       */
+/* ------------------------------------------------------------------ */
+
+/**
+ * register_disk_dump_type - offer a class of dump devices
+ * @type: the type; its probe is tried for every partition added later
+ *
+ * Return: 0.
+ */
+int register_disk_dump_type(struct disk_dump_type *type)
+{
+	mutex_lock(&diskdump_mutex);
+	list_add_tail(&type->list, &disk_dump_types);
+	mutex_unlock(&diskdump_mutex);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(register_disk_dump_type);
+
+static void remove_partition(struct disk_dump_partition *part);
+
+/**
+ * unregister_disk_dump_type - withdraw a class of dump devices
+ * @type: the type; the partitions on its devices are removed
+ */
+void unregister_disk_dump_type(struct disk_dump_type *type)
+{
+	struct disk_dump_device *dev, *ndev;
+	struct disk_dump_partition *part, *npart;
+
+	mutex_lock(&diskdump_mutex);
+	WRITE_ONCE(diskdump_config_busy, 1);
+	list_for_each_entry_safe(dev, ndev, &disk_dump_devices, list) {
+		if (dev->type != type)
+			continue;
+		list_for_each_entry_safe(part, npart, &dev->partitions, list)
+			remove_partition(part);
+	}
+	list_del(&type->list);
+	dd.crc = diskdump_checksum();
+	WRITE_ONCE(diskdump_config_busy, 0);
+	mutex_unlock(&diskdump_mutex);
+}
+EXPORT_SYMBOL_GPL(unregister_disk_dump_type);
+
+static int add_ram_range(unsigned long start_pfn, unsigned long nr_pages,
+			 void *arg)
+{
+	if (dd.nr_ram == DISKDUMP_MAX_RAM_RANGES) {
+		pr_warn("more than %d RAM ranges: the dump leaves the rest out\n",
+			DISKDUMP_MAX_RAM_RANGES);
+		return 1;
+	}
+	dd.ram[dd.nr_ram].start_pfn = start_pfn;
+	dd.ram[dd.nr_ram].end_pfn = start_pfn + nr_pages;
+	dd.nr_ram++;
+	dd.nr_ram_pages += nr_pages;
+	dd.max_pfn = max(dd.max_pfn, start_pfn + nr_pages);
+	return 0;
+}
+
+/* Learn the RAM layout and allocate every buffer the panic path uses. */
+static int diskdump_prepare_buffers(void)
+{
+	size_t notes;
+
+	dd.nr_ram = 0;
+	dd.nr_ram_pages = 0;
+	dd.max_pfn = 0;
+	walk_system_ram_range(0, max_pfn, NULL, add_ram_range);
+	dd.bitmap_blocks = DIV_ROUND_UP(dd.max_pfn, PAGE_SIZE * BITS_PER_BYTE);
+
+	if (dd.io_buf)
+		return 0;
+	notes = nr_cpu_ids * sizeof(note_buf_t) + VMCOREINFO_NOTE_SIZE;
+	dd.note_blocks = DIV_ROUND_UP(notes, PAGE_SIZE);
+	dd.note_bytes = dd.note_blocks * PAGE_SIZE;
+	dd.io_buf = vmalloc(DISKDUMP_IO_BLOCKS * PAGE_SIZE);
+	dd.note_buf = vmalloc(dd.note_bytes);
+	dd.hdr = (void *)get_zeroed_page(GFP_KERNEL);
+	if (!dd.io_buf || !dd.note_buf || !dd.hdr) {
+		vfree(dd.io_buf);
+		vfree(dd.note_buf);
+		free_page((unsigned long)dd.hdr);
+		dd.io_buf = NULL;
+		dd.note_buf = NULL;
+		dd.hdr = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static struct disk_dump_partition *find_partition(dev_t devt)
+{
+	struct disk_dump_device *dev;
+	struct disk_dump_partition *part;
+
+	list_for_each_entry(dev, &disk_dump_devices, list)
+		list_for_each_entry(part, &dev->partitions, list)
+			if (part->devt == devt)
+				return part;
+	return NULL;
+}
+
+static struct disk_dump_device *find_device(struct device *parent)
+{
+	struct disk_dump_device *dev;
+	struct disk_dump_type *type;
+	void *data;
+
+	list_for_each_entry(type, &disk_dump_types, list) {
+		data = type->probe(parent);
+		if (!data)
+			continue;
+		list_for_each_entry(dev, &disk_dump_devices, list)
+			if (dev->device == data)
+				return dev;
+		if (!try_module_get(type->owner))
+			continue;
+		dev = kzalloc(sizeof(*dev), GFP_KERNEL);
+		if (!dev) {
+			module_put(type->owner);
+			return ERR_PTR(-ENOMEM);
+		}
+		INIT_LIST_HEAD(&dev->partitions);
+		dev->device = data;
+		dev->type = type;
+		if (type->add_device(dev)) {
+			kfree(dev);
+			module_put(type->owner);
+			continue;
+		}
+		list_add_tail(&dev->list, &disk_dump_devices);
+		return dev;
+	}
+	return ERR_PTR(-ENODEV);
+}
+
+static void remove_partition(struct disk_dump_partition *part)
+{
+	struct disk_dump_device *dev = part->dev;
+
+	list_del(&part->list);
+	fput(part->bdev_file);
+	kfree(part);
+	if (list_empty(&dev->partitions)) {
+		list_del(&dev->list);
+		dev->type->remove_device(dev);
+		module_put(dev->type->owner);
+		kfree(dev);
+	}
+}
+
+static int diskdump_holder;
+
+static int add_partition(dev_t devt)
+{
+	struct disk_dump_partition *part;
+	struct disk_dump_device *dev;
+	struct block_device *bdev;
+	struct file *file;
+	int ret;
+
+	if (find_partition(devt))
+		return -EEXIST;
+	ret = diskdump_prepare_buffers();
+	if (ret)
+		return ret;
+	file = bdev_file_open_by_dev(devt, BLK_OPEN_READ | BLK_OPEN_WRITE,
+				     &diskdump_holder, NULL);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	bdev = file_bdev(file);
+	if (bdev_logical_block_size(bdev) > PAGE_SIZE ||
+	    (bdev_nr_sectors(bdev) >> (PAGE_SHIFT - SECTOR_SHIFT)) <
+	    1 + dd.note_blocks + 2 * dd.bitmap_blocks + 1) {
+		ret = -ENOSPC;
+		goto out_put;
+	}
+	dev = find_device(disk_to_dev(bdev->bd_disk)->parent);
+	if (IS_ERR(dev)) {
+		ret = PTR_ERR(dev);
+		goto out_put;
+	}
+	part = kzalloc(sizeof(*part), GFP_KERNEL);
+	if (!part) {
+		ret = -ENOMEM;
+		if (list_empty(&dev->partitions))
+			goto out_dev;
+		goto out_put;
+	}
+	part->dev = dev;
+	part->bdev_file = file;
+	part->devt = devt;
+	part->start_sect = get_start_sect(bdev);
+	part->nr_sects = bdev_nr_sectors(bdev);
+	list_add_tail(&part->list, &dev->partitions);
+	return 0;
+
+out_dev:
+	list_del(&dev->list);
+	dev->type->remove_device(dev);
+	module_put(dev->type->owner);
+	kfree(dev);
+out_put:
+	fput(file);
+	return ret;
+}
+
+/* Parse "/dev/NAME" or "MAJOR:MINOR". */
+static int parse_device(const char *name, dev_t *devt)
+{
+	unsigned int maj, min;
+	char end;
+
+	if (sscanf(name, "%u:%u%c", &maj, &min, &end) == 2) {
+		*devt = MKDEV(maj, min);
+		if (MAJOR(*devt) != maj || MINOR(*devt) != min)
+			return -EINVAL;
+		return 0;
+	}
+	if (name[0] != '/')
+		return -EINVAL;
+	return lookup_bdev(name, devt);
+}
+
+static int diskdump_command(char *line)
+{
+	char *cmd, *arg, *extra;
+	dev_t devt;
+	int ret;
+
+	line = strim(line);
+	cmd = strsep(&line, " \t");
+	arg = line ? strim(line) : NULL;
+	extra = arg ? strpbrk(arg, " \t") : NULL;
+	if (!cmd || !*cmd || !arg || !*arg || extra) {
+		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME or MAJOR:MINOR)\n");
+		return -EINVAL;
+	}
+	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test")) {
+		u8 *victim = (u8 *)&dd.ram[DISKDUMP_MAX_RAM_RANGES - 1];
+
+		if (strcmp(arg, "corrupt"))
+			return -EINVAL;
+		/* A byte the checksum covers, changed behind its back. */
+		*victim ^= 0xff;
+		pr_warn("test: corrupted a byte of diskdump's data at %px\n",
+			victim);
+		return 0;
+	}
+	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
+		pr_err("unknown command '%s': use 'add DEVICE' or 'remove DEVICE'\n",
+		       cmd);
+		return -EINVAL;
+	}
+	ret = parse_device(arg, &devt);
+	if (ret) {
+		pr_err("%s: not a block device (%d)\n", arg, ret);
+		return ret;
+	}
+
+	mutex_lock(&diskdump_mutex);
+	WRITE_ONCE(diskdump_config_busy, 1);
+	if (!strcmp(cmd, "add")) {
+		ret = add_partition(devt);
+		if (ret == -ENODEV)
+			pr_err("%s: no dump driver handles this disk\n", arg);
+		else if (ret == -ENOSPC)
+			pr_err("%s: too small for a dump header, or sectors larger than a page\n",
+			       arg);
+		else if (ret == -EEXIST)
+			pr_err("%s: already configured\n", arg);
+		else if (ret)
+			pr_err("%s: cannot add (%d)\n", arg, ret);
+		else
+			pr_info("%s: dump partition added\n", arg);
+	} else {
+		struct disk_dump_partition *part = find_partition(devt);
+
+		if (part) {
+			remove_partition(part);
+			pr_info("%s: dump partition removed\n", arg);
+			ret = 0;
+		} else {
+			pr_err("%s: not a configured dump partition\n", arg);
+			ret = -ENOENT;
+		}
+	}
+	dd.crc = diskdump_checksum();
+	WRITE_ONCE(diskdump_config_busy, 0);
+	mutex_unlock(&diskdump_mutex);
+	return ret;
+}
+
+static ssize_t diskdump_proc_write(struct file *file, const char __user *ubuf,
+				   size_t count, loff_t *ppos)
+{
+	char buf[DISKDUMP_CMD_MAX];
+	int ret;
+
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	if (count >= sizeof(buf)) {
+		pr_err("command longer than %zu bytes\n", sizeof(buf) - 1);
+		return -EINVAL;
+	}
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	ret = diskdump_command(buf);
+	return ret ? ret : count;
+}
+
+static int diskdump_proc_show(struct seq_file *m, void *v)
+{
+	struct disk_dump_device *dev;
+	struct disk_dump_partition *part;
+
+	mutex_lock(&diskdump_mutex);
+	seq_printf(m, "# block_size: %lu\n", PAGE_SIZE);
+	seq_printf(m, "# dump_level: %d\n", 0);
+	seq_printf(m, "# ram_pages: %lu\n", dd.nr_ram_pages);
+	seq_printf(m, "# dump_blocks: %lu\n", dd.nr_ram_pages ?
+		   1 + dd.note_blocks + 2 * dd.bitmap_blocks + dd.nr_ram_pages : 0);
+	seq_puts(m, "# device start_sect nr_sects\n");
+	list_for_each_entry(dev, &disk_dump_devices, list)
+		list_for_each_entry(part, &dev->partitions, list)
+			seq_printf(m, "%pg %llu %llu\n", file_bdev(part->bdev_file),
+				   (unsigned long long)part->start_sect,
+				   (unsigned long long)part->nr_sects);
+	mutex_unlock(&diskdump_mutex);
+	return 0;
+}
+
+static int diskdump_proc_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, diskdump_proc_show, NULL);
+}
+
+static const struct proc_ops diskdump_proc_ops = {
+	.proc_open	= diskdump_proc_open,
+	.proc_read	= seq_read,
+	.proc_lseek	= seq_lseek,
+	.proc_release	= single_release,
+	.proc_write	= diskdump_proc_write,
+};
+
+static int __init diskdump_init(void)
+{
+	if (!proc_create("diskdump", 0600, NULL, &diskdump_proc_ops))
+		return -ENOMEM;
+	mutex_lock(&diskdump_mutex);
+	dd.crc = diskdump_checksum();
+	mutex_unlock(&diskdump_mutex);
+	pr_info("ready; configure partitions through /proc/diskdump\n");
+	return 0;
+}
+late_initcall(diskdump_init);

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scsi_dump - diskdump device operations for SCSI disks
+ *
+ * At panic time the block layer is gone: this file builds READ, WRITE and
+ * SYNCHRONIZE CACHE commands itself, hands them to the host driver's
+ * queuecommand, and polls the host through the dump hooks of its
+ * scsi_host_template until the command completes.  scsi_done() routes the
+ * completion here while crashdump_mode() is true.
+ *
+ * One command is in flight at a time, in a request and scsi_cmnd that were
+ * allocated when the partition was configured, with a DMA buffer of its own.
+ */
+
+#define pr_fmt(fmt) "scsi_dump: " fmt
+
+#include <linux/diskdump.h>
+#include <linux/dma-mapping.h>
+#include <linux/gfp.h>
+#include <linux/scatterlist.h>
+#include <linux/slab.h>
+#include <linux/unaligned.h>
+#include <scsi/scsi.h>
+#include <scsi/scsi_cmnd.h>
+#include <scsi/scsi_common.h>
+#include <scsi/scsi_device.h>
+#include <scsi/scsi_dump.h>
+#include <scsi/scsi_host.h>
+#include <scsi/scsi_proto.h>
+
+#include "scsi_priv.h"
+
+#define SCSI_DUMP_MAX_BLOCKS	32		/* 128 KiB per command */
+#define SCSI_DUMP_POLL_US	10
+#define SCSI_DUMP_TIMEOUT_US	(30 * USEC_PER_SEC)
+#define SCSI_DUMP_RETRIES	20
+#define SCSI_DUMP_BUSY_WAIT_US	(100 * USEC_PER_MSEC)
+
+/**
+ * struct scsi_dump_dev - what one SCSI disk needs at panic time
+ * @sdev: the disk
+ * @cmd: the one dump command, behind a request allocated with it
+ * @sg: its single scatterlist entry, over @buf
+ * @buf: DMA buffer of SCSI_DUMP_MAX_BLOCKS blocks
+ * @order: page order of @buf
+ * @sense: sense data of the last command
+ * @done: set by scsi_dump_done() when @cmd completes
+ * @quiesced: the host was quiesced during this panic
+ * @broken: a command timed out; the host still owns @cmd
+ */
+struct scsi_dump_dev {
+	struct scsi_device *sdev;
+	struct scsi_cmnd *cmd;
+	struct scatterlist sg;
+	void *buf;
+	unsigned int order;
+	u8 sense[SCSI_SENSE_BUFFERSIZE];
+	bool done;
+	bool quiesced;
+	bool broken;
+};
+
+/* The disk whose command is in flight; the panic path is single threaded. */
+static struct scsi_dump_dev *scsi_dump_active;
+
+/**
+ * scsi_dump_done - completion of a dump command
+ * @cmd: the command; called by scsi_done() in crashdump mode
+ *
+ * A late completion of a command that already timed out is ignored.
+ */
+void scsi_dump_done(struct scsi_cmnd *cmd)
+{
+	struct scsi_dump_dev *sdd = scsi_dump_active;
+
+	if (sdd && cmd == sdd->cmd)
+		WRITE_ONCE(sdd->done, true);
+}
+
+static void scsi_dump_prep(struct scsi_dump_dev *sdd, const u8 *cdb,
+			   unsigned int cdb_len, enum dma_data_direction dir,
+			   unsigned int bytes)
+{
+	struct scsi_cmnd *cmd = sdd->cmd;
+
+	memset(cmd->cmnd, 0, sizeof(cmd->cmnd));
+	memcpy(cmd->cmnd, cdb, cdb_len);
+	cmd->cmd_len = cdb_len;
+	cmd->sc_data_direction = bytes ? dir : DMA_NONE;
+	cmd->submitter = SUBMITTED_BY_SCSI_DUMP;
+	cmd->result = 0;
+	cmd->state = 0;
+	cmd->host_scribble = NULL;
+	cmd->sense_buffer = sdd->sense;
+	memset(sdd->sense, 0, sizeof(sdd->sense));
+	memset(&cmd->sdb, 0, sizeof(cmd->sdb));
+	if (bytes) {
+		sg_init_one(&sdd->sg, sdd->buf, bytes);
+		cmd->sdb.table.sgl = &sdd->sg;
+		cmd->sdb.table.nents = 1;
+		cmd->sdb.table.orig_nents = 1;
+		cmd->sdb.length = bytes;
+	}
+	cmd->transfersize = sdd->sdev->sector_size;
+	sdd->done = false;
+}
+
+/* Classify a finished command: 0, -EAGAIN to retry, or another error. */
+static int scsi_dump_result(struct scsi_dump_dev *sdd)
+{
+	struct scsi_cmnd *cmd = sdd->cmd;
+	struct scsi_sense_hdr sshdr;
+
+	switch (host_byte(cmd->result)) {
+	case DID_OK:
+		break;
+	case DID_RESET:
+	case DID_BUS_BUSY:
+	case DID_SOFT_ERROR:
+	case DID_IMM_RETRY:
+	case DID_REQUEUE:
+		return -EAGAIN;
+	default:
+		pr_emerg("host error 0x%x\n", host_byte(cmd->result));
+		return -EIO;
+	}
+	switch (get_status_byte(cmd)) {
+	case SAM_STAT_GOOD:
+		return 0;
+	case SAM_STAT_BUSY:
+	case SAM_STAT_TASK_SET_FULL:
+		return -EAGAIN;
+	case SAM_STAT_CHECK_CONDITION:
+		if (!scsi_normalize_sense(sdd->sense, sizeof(sdd->sense), &sshdr))
+			return -EAGAIN;
+		if (sshdr.sense_key == UNIT_ATTENTION ||
+		    (sshdr.sense_key == NOT_READY && sshdr.asc == 0x04))
+			return -EAGAIN;
+		pr_emerg("sense key 0x%x asc 0x%x ascq 0x%x\n", sshdr.sense_key,
+			 sshdr.asc, sshdr.ascq);
+		return -EIO;
+	default:
+		pr_emerg("status 0x%x\n", get_status_byte(cmd));
+		return -EIO;
+	}
+}
+
+/* Hand the command to the host and poll until it completes, with a bound. */
+static int scsi_dump_issue(struct scsi_dump_dev *sdd)
+{
+	struct Scsi_Host *shost = sdd->sdev->host;
+	const struct scsi_host_template *hostt = shost->hostt;
+	unsigned long waited;
+
+	scsi_dump_active = sdd;
+	if (hostt->queuecommand(shost, sdd->cmd)) {
+		/* Busy (e.g. settling after the bus reset): poll, then retry. */
+		for (waited = 0; waited < SCSI_DUMP_BUSY_WAIT_US;
+		     waited += SCSI_DUMP_POLL_US * 10) {
+			hostt->dump_poll(sdd->sdev);
+			diskdump_udelay(SCSI_DUMP_POLL_US * 10);
+		}
+		return -EAGAIN;
+	}
+	for (waited = 0; !READ_ONCE(sdd->done); waited += SCSI_DUMP_POLL_US) {
+		if (waited >= SCSI_DUMP_TIMEOUT_US) {
+			sdd->broken = true;
+			pr_emerg("command 0x%02x timed out\n", sdd->cmd->cmnd[0]);
+			return -ETIMEDOUT;
+		}
+		hostt->dump_poll(sdd->sdev);
+		if (READ_ONCE(sdd->done))
+			break;
+		diskdump_udelay(SCSI_DUMP_POLL_US);
+	}
+	return scsi_dump_result(sdd);
+}
+
+static int scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
+			  unsigned int cdb_len, enum dma_data_direction dir,
+			  unsigned int bytes)
+{
+	int tries, ret = -EIO;
+
+	if (sdd->broken)
+		return -EIO;
+	for (tries = 0; tries < SCSI_DUMP_RETRIES; tries++) {
+		scsi_dump_prep(sdd, cdb, cdb_len, dir, bytes);
+		ret = scsi_dump_issue(sdd);
+		if (ret != -EAGAIN)
+			return ret;
+	}
+	pr_emerg("command 0x%02x still failing after %d tries\n", cdb[0], tries);
+	return ret;
+}
+
+/* Build READ/WRITE (10), or (16) past 2 TiB or 65535 sectors. */
+static unsigned int scsi_dump_rw_cdb(u8 *cdb, int rw, u64 lba, u32 count)
+{
+	if (lba > 0xffffffffULL || count > 0xffff) {
+		cdb[0] = rw ? WRITE_16 : READ_16;
+		put_unaligned_be64(lba, &cdb[2]);
+		put_unaligned_be32(count, &cdb[10]);
+		return 16;
+	}
+	cdb[0] = rw ? WRITE_10 : READ_10;
+	put_unaligned_be32(lba, &cdb[2]);
+	put_unaligned_be16(count, &cdb[7]);
+	return 10;
+}
+
+static int scsi_dump_rw_block(struct disk_dump_partition *part, int rw,
+			      unsigned long block_nr, void *buf,
+			      unsigned int nr_blocks)
+{
+	struct scsi_dump_dev *sdd = part->dev->priv;
+	unsigned int ssize = sdd->sdev->sector_size;
+	unsigned int bytes = nr_blocks * DISKDUMP_BLOCK_SIZE;
+	u64 byte_off = ((u64)part->start_sect << SECTOR_SHIFT) +
+		       (u64)block_nr * DISKDUMP_BLOCK_SIZE;
+	u8 cdb[16] = { };
+	unsigned int len;
+	int ret;
+
+	if (nr_blocks > SCSI_DUMP_MAX_BLOCKS || !ssize ||
+	    byte_off % ssize || block_nr + nr_blocks > part->nr_sects >> 3)
+		return -EINVAL;
+	len = scsi_dump_rw_cdb(cdb, rw, div_u64(byte_off, ssize), bytes / ssize);
+	if (rw)
+		memcpy(sdd->buf, buf, bytes);
+	ret = scsi_dump_exec(sdd, cdb, len, rw ? DMA_TO_DEVICE : DMA_FROM_DEVICE,
+			     bytes);
+	if (!ret && !rw)
+		memcpy(buf, sdd->buf, bytes);
+	return ret;
+}
+
+static int scsi_dump_sanity_check(struct disk_dump_device *dev)
+{
+	struct scsi_dump_dev *sdd = dev->priv;
+	struct scsi_device *sdev = sdd->sdev;
+	struct Scsi_Host *shost = sdev->host;
+
+	if (sdd->broken)
+		return -EIO;
+	if (!scsi_device_online(sdev))
+		return -ENODEV;
+	if (scsi_host_in_recovery(shost))
+		return -EBUSY;
+	/* A stopped CPU may hold it: using the host would deadlock. */
+	if (spin_is_locked(shost->host_lock)) {
+		pr_emerg("host %d: host lock is held\n", shost->host_no);
+		return -EBUSY;
+	}
+	return shost->hostt->dump_sanity_check(sdev);
+}
+
+static int scsi_dump_quiesce(struct disk_dump_device *dev)
+{
+	struct scsi_dump_dev *sdd = dev->priv;
+	int ret;
+
+	if (sdd->quiesced)
+		return 0;
+	ret = sdd->sdev->host->hostt->dump_quiesce(sdd->sdev);
+	if (!ret)
+		sdd->quiesced = true;
+	return ret;
+}
+
+static int scsi_dump_shutdown(struct disk_dump_device *dev)
+{
+	struct scsi_dump_dev *sdd = dev->priv;
+	const struct scsi_host_template *hostt = sdd->sdev->host->hostt;
+	u8 cdb[10] = { SYNCHRONIZE_CACHE };
+	int ret;
+
+	ret = scsi_dump_exec(sdd, cdb, sizeof(cdb), DMA_NONE, 0);
+	if (ret)
+		pr_emerg("cache flush failed (%d)\n", ret);
+	if (hostt->dump_shutdown && hostt->dump_shutdown(sdd->sdev) && !ret)
+		ret = -EIO;
+	return ret;
+}
+
+static const struct disk_dump_device_ops scsi_dump_ops = {
+	.sanity_check	= scsi_dump_sanity_check,
+	.quiesce	= scsi_dump_quiesce,
+	.shutdown	= scsi_dump_shutdown,
+	.rw_block	= scsi_dump_rw_block,
+};
+
+static void *scsi_dump_probe(struct device *dev)
+{
+	struct scsi_device *sdev;
+	const struct scsi_host_template *hostt;
+
+	if (!dev || !scsi_is_sdev_device(dev))
+		return NULL;
+	sdev = to_scsi_device(dev);
+	hostt = sdev->host->hostt;
+	if (!hostt->dump_sanity_check || !hostt->dump_quiesce ||
+	    !hostt->dump_poll)
+		return NULL;
+	return sdev;
+}
+
+static unsigned int scsi_dump_max_blocks(struct scsi_device *sdev)
+{
+	unsigned int by_host = (sdev->host->max_sectors << SECTOR_SHIFT) /
+			       DISKDUMP_BLOCK_SIZE;
+
+	return clamp(by_host, 1U, (unsigned int)SCSI_DUMP_MAX_BLOCKS);
+}
+
+static int scsi_dump_add_device(struct disk_dump_device *dev)
+{
+	struct scsi_device *sdev = dev->device;
+	struct Scsi_Host *shost = sdev->host;
+	struct scsi_dump_dev *sdd;
+	struct request *rq;
+	gfp_t gfp = GFP_KERNEL;
+	size_t size;
+
+	if (get_device(&sdev->sdev_gendev) == NULL)
+		return -ENODEV;
+	sdd = kzalloc(sizeof(*sdd), GFP_KERNEL);
+	if (!sdd)
+		goto out_put;
+	sdd->sdev = sdev;
+	dev->max_blocks = scsi_dump_max_blocks(sdev);
+	sdd->order = get_order(dev->max_blocks * DISKDUMP_BLOCK_SIZE);
+	/* Keep the buffer reachable without a bounce buffer at panic time. */
+	if (dma_get_mask(shost->dma_dev) <= DMA_BIT_MASK(32))
+		gfp |= GFP_DMA32;
+	sdd->buf = (void *)__get_free_pages(gfp, sdd->order);
+	if (!sdd->buf)
+		goto out_free;
+
+	/* Laid out like a blk-mq request: request, scsi_cmnd, driver data. */
+	size = sizeof(struct request) + sizeof(struct scsi_cmnd) +
+	       shost->hostt->cmd_size;
+	rq = kzalloc(size, GFP_KERNEL);
+	if (!rq)
+		goto out_buf;
+	blk_rq_init(NULL, rq);
+	sdd->cmd = blk_mq_rq_to_pdu(rq);
+	scsi_init_command(sdev, sdd->cmd);
+	sdd->cmd->submitter = SUBMITTED_BY_SCSI_DUMP;
+	sdd->cmd->flags |= SCMD_LAST;
+
+	dev->ops = &scsi_dump_ops;
+	dev->priv = sdd;
+	return 0;
+
+out_buf:
+	free_pages((unsigned long)sdd->buf, sdd->order);
+out_free:
+	kfree(sdd);
+out_put:
+	put_device(&sdev->sdev_gendev);
+	return -ENOMEM;
+}
+
+static void scsi_dump_remove_device(struct disk_dump_device *dev)
+{
+	struct scsi_dump_dev *sdd = dev->priv;
+
+	kfree(scsi_cmd_to_rq(sdd->cmd));
+	free_pages((unsigned long)sdd->buf, sdd->order);
+	put_device(&sdd->sdev->sdev_gendev);
+	kfree(sdd);
+}
+
+static struct disk_dump_type scsi_dump_type = {
+	.probe		= scsi_dump_probe,
+	.add_device	= scsi_dump_add_device,
+	.remove_device	= scsi_dump_remove_device,
+	.owner		= THIS_MODULE,
+};
+
+int scsi_dump_init(void)
+{
+	return register_disk_dump_type(&scsi_dump_type);
+}
+
+void scsi_dump_exit(void)
+{
+	unregister_disk_dump_type(&scsi_dump_type);
+}

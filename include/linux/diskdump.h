@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * diskdump - write a crash dump to a dedicated disk partition at panic time
+ *
+ * Block drivers offer dump devices through a struct disk_dump_type; the
+ * devices they return move page-sized blocks by polling, with interrupts off,
+ * through struct disk_dump_device_ops.
+ */
+#ifndef _LINUX_DISKDUMP_H
+#define _LINUX_DISKDUMP_H
+
+#include <linux/types.h>
+#include <linux/list.h>
+#include <linux/compiler.h>
+#include <uapi/linux/diskdump.h>
+
+struct device;
+struct module;
+struct timer_list;
+struct tasklet_struct;
+struct disk_dump_device;
+struct disk_dump_partition;
+
+/**
+ * struct disk_dump_device_ops - what a dump driver does at panic time
+ * @sanity_check: can the device be used at all now (controller present, not
+ *	mid-reset, its locks free)?  Returns 0 or a negative errno.  Must not
+ *	touch the hardware in a way that loses data.
+ * @quiesce: stop the device's normal work: drop or finish in-flight
+ *	commands, so that only dump commands run from here on.
+ * @shutdown: flush the device's write cache after the dump.
+ * @rw_block: read (@rw == 0) or write (@rw == 1) @nr_blocks blocks of
+ *	DISKDUMP_BLOCK_SIZE bytes at block @block_nr of @part, from or to the
+ *	kernel virtual address @buf, by polling.  @nr_blocks is at most the
+ *	device's max_blocks.  Returns 0 or a negative errno.
+ *
+ * All four run with interrupts off and the other CPUs stopped: they may not
+ * sleep, allocate memory, take sleeping locks or wait without a bound.
+ */
+struct disk_dump_device_ops {
+	int (*sanity_check)(struct disk_dump_device *dev);
+	int (*quiesce)(struct disk_dump_device *dev);
+	int (*shutdown)(struct disk_dump_device *dev);
+	int (*rw_block)(struct disk_dump_partition *part, int rw,
+			unsigned long block_nr, void *buf,
+			unsigned int nr_blocks);
+};
+
+/**
+ * struct disk_dump_device - a disk that can take dumps
+ * @list: on the diskdump core's device list
+ * @partitions: the dump partitions configured on this disk
+ * @ops: the driver's panic-time operations
+ * @device: driver private data (for SCSI, the scsi_device)
+ * @type: the disk_dump_type that offered this device
+ * @priv: the driver's own per-device data
+ * @max_blocks: largest @nr_blocks one rw_block call takes
+ */
+struct disk_dump_device {
+	struct list_head list;
+	struct list_head partitions;
+	const struct disk_dump_device_ops *ops;
+	void *device;
+	struct disk_dump_type *type;
+	void *priv;
+	unsigned int max_blocks;
+};
+
+/**
+ * struct disk_dump_partition - one configured dump partition
+ * @list: on its device's partition list
+ * @dev: the device it lives on
+ * @bdev_file: the block device, held open while configured
+ * @devt: device number of the partition
+ * @start_sect: first 512-byte sector of the partition on the disk
+ * @nr_sects: size in 512-byte sectors
+ */
+struct disk_dump_partition {
+	struct list_head list;
+	struct disk_dump_device *dev;
+	struct file *bdev_file;
+	dev_t devt;
+	sector_t start_sect;
+	sector_t nr_sects;
+};
+
+/**
+ * struct disk_dump_type - a class of block devices that can take dumps
+ * @probe: return driver data if @dev (the gendisk's parent device) is one
+ *	of ours and can dump, or NULL.
+ * @add_device: fill in @dev->ops and @dev->max_blocks and preallocate what
+ *	the panic path needs; called in process context.  0 or -errno.
+ * @remove_device: free what add_device allocated.
+ * @owner: module that provides the type
+ * @list: on the diskdump core's type list
+ */
+struct disk_dump_type {
+	void *(*probe)(struct device *dev);
+	int (*add_device)(struct disk_dump_device *dev);
+	void (*remove_device)(struct disk_dump_device *dev);
+	struct module *owner;
+	struct list_head list;
+};
+
+#ifdef CONFIG_DISKDUMP
+
+extern int diskdump_mode;
+
+/**
+ * crashdump_mode - is the kernel writing a crash dump right now?
+ *
+ * True from the moment diskdump takes over the panicking CPU until it hands
+ * back to panic().  Timers and tasklets are diverted to diskdump's private
+ * lists while it is true.
+ */
+static inline bool crashdump_mode(void)
+{
+	return unlikely(READ_ONCE(diskdump_mode));
+}
+
+int register_disk_dump_type(struct disk_dump_type *type);
+void unregister_disk_dump_type(struct disk_dump_type *type);
+void diskdump_udelay(unsigned int usecs);
+bool diskdump_panic(const char *msg);
+
+int diskdump_mod_timer(struct timer_list *timer, unsigned long expires);
+int diskdump_del_timer(struct timer_list *timer);
+void diskdump_tasklet_schedule(struct tasklet_struct *t);
+
+/* In kernel/time/timer.c: take a timer off the timer wheel in crashdump mode. */
+int crashdump_detach_wheel_timer(struct timer_list *timer);
+
+#else
+
+static inline bool crashdump_mode(void)
+{
+	return false;
+}
+
+static inline bool diskdump_panic(const char *msg)
+{
+	return false;
+}
+
+#endif /* CONFIG_DISKDUMP */
+
+#endif /* _LINUX_DISKDUMP_H */

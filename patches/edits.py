@@ -1,0 +1,390 @@
+# Source of the patch series: each patch() call names the files it changes
+# and the edits, as (anchor, replacement) pairs on a pristine 6.12 tree.
+# scripts/regen-patches.py turns this into patches/*.patch and patches/series.
+
+def p_timers():
+    edit('kernel/time/timer.c', '#include <linux/random.h>\n',
+         '#include <linux/random.h>\n#include <linux/diskdump.h>\n')
+    edit('kernel/time/timer.c', '''#define MOD_TIMER_PENDING_ONLY		0x01
+''', '''#ifdef CONFIG_DISKDUMP
+/**
+ * crashdump_detach_wheel_timer - take a pending timer off its timer wheel
+ * @timer: the timer
+ *
+ * For diskdump only, in crashdump mode: the other CPUs are stopped and the
+ * wheels will not run again, so diskdump moves the timers its drivers
+ * re-arm onto a private list.  The base lock is only tried, never waited
+ * for: a stopped CPU may hold it.
+ *
+ * Return: 1 if the timer was taken off, 0 if it was not pending, -EBUSY if
+ * its base is locked.
+ */
+int crashdump_detach_wheel_timer(struct timer_list *timer)
+{
+	struct timer_base *base = get_timer_base(READ_ONCE(timer->flags));
+	int ret;
+
+	if (!raw_spin_trylock(&base->lock))
+		return -EBUSY;
+	ret = detach_if_pending(timer, base, true);
+	raw_spin_unlock(&base->lock);
+	return ret;
+}
+#endif
+
+#define MOD_TIMER_PENDING_ONLY		0x01
+''')
+    edit('kernel/time/timer.c', '''	int ret = 0;
+
+	debug_assert_init(timer);
+
+	/*
+	 * This is a common optimization triggered by the networking code - if
+''', '''	int ret = 0;
+
+	debug_assert_init(timer);
+
+	if (crashdump_mode()) {
+		if ((options & MOD_TIMER_PENDING_ONLY) && !timer_pending(timer))
+			return 0;
+		return diskdump_mod_timer(timer, expires);
+	}
+
+	/*
+	 * This is a common optimization triggered by the networking code - if
+''')
+    edit('kernel/time/timer.c', '''	int ret = 0;
+
+	debug_assert_init(timer);
+
+	/*
+	 * If @shutdown is set then the lock has to be taken whether the
+''', '''	int ret = 0;
+
+	debug_assert_init(timer);
+
+	if (crashdump_mode())
+		return diskdump_del_timer(timer);
+
+	/*
+	 * If @shutdown is set then the lock has to be taken whether the
+''')
+    edit('kernel/time/timer.c', '''	int ret = -1;
+
+	debug_assert_init(timer);
+
+	base = lock_timer_base(timer, &flags);
+''', '''	int ret = -1;
+
+	debug_assert_init(timer);
+
+	if (crashdump_mode())
+		return diskdump_del_timer(timer);
+
+	base = lock_timer_base(timer, &flags);
+''')
+    edit('kernel/softirq.c', '#include <linux/workqueue.h>\n',
+         '#include <linux/workqueue.h>\n#include <linux/diskdump.h>\n')
+    edit('kernel/softirq.c', '''	struct tasklet_head *head;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	head = this_cpu_ptr(headp);
+''', '''	struct tasklet_head *head;
+	unsigned long flags;
+
+	if (crashdump_mode()) {
+		diskdump_tasklet_schedule(t);
+		return;
+	}
+
+	local_irq_save(flags);
+	head = this_cpu_ptr(headp);
+''')
+
+patch('0001-timers-tasklets-crashdump-mode.patch',
+      'timers, softirq: divert timers and tasklets to diskdump in crashdump mode',
+      '''
+While diskdump writes a crash dump, interrupts are off and the other CPUs
+are stopped, so neither the timer wheel nor the tasklet softirq will run
+again.  The drivers that do the dump I/O still arm timers and schedule
+tasklets as they always do.
+
+Add one branch at the top of __mod_timer(), __timer_delete(),
+__try_to_del_timer_sync() and __tasklet_schedule_common(): in crashdump
+mode the call goes to diskdump, which keeps the timers and tasklets on
+private lists and runs them from its poll loop.  Drivers are unchanged.
+Outside crashdump mode the cost is one predictable, not-taken branch on
+a read-mostly variable; with CONFIG_DISKDUMP=n crashdump_mode() is a
+constant false and the code is as before.
+
+crashdump_detach_wheel_timer() lets diskdump take a timer that was armed
+before the panic off its wheel, trying the base lock rather than waiting
+for it.
+''', ['kernel/time/timer.c', 'kernel/softirq.c'], p_timers)
+
+def p_core():
+    edit('kernel/panic.c', '#include <linux/seq_buf.h>\n',
+         '#include <linux/seq_buf.h>\n#include <linux/diskdump.h>\n')
+    edit('kernel/panic.c', '''	int old_cpu, this_cpu;
+	bool _crash_kexec_post_notifiers = crash_kexec_post_notifiers;
+''', '''	int old_cpu, this_cpu;
+	bool _crash_kexec_post_notifiers = crash_kexec_post_notifiers;
+	bool cpus_stopped;
+''')
+    edit('kernel/panic.c', '''	if (!_crash_kexec_post_notifiers)
+		__crash_kexec(NULL);
+
+	panic_other_cpus_shutdown(_crash_kexec_post_notifiers);
+''', '''	if (!_crash_kexec_post_notifiers)
+		__crash_kexec(NULL);
+
+	/*
+	 * No kdump kernel took over: write the dump to a dump partition.
+	 * diskdump stops the other CPUs the way kdump does, so they must
+	 * not be stopped a second time with smp_send_stop().
+	 */
+	cpus_stopped = diskdump_panic(buf);
+
+	panic_other_cpus_shutdown(_crash_kexec_post_notifiers || cpus_stopped);
+''')
+    edit('drivers/block/Kconfig', '''source "drivers/block/rnbd/Kconfig"
+
+endif # BLK_DEV
+''', '''source "drivers/block/rnbd/Kconfig"
+
+config DISKDUMP
+	bool "Crash dumps to a disk partition (diskdump)"
+	depends on CRASH_DUMP && KALLSYMS && PROC_FS
+	select CRC32
+	help
+	  At panic, write the memory of the kernel, the registers of every
+	  CPU and VMCOREINFO to a dedicated dump partition, by polling the
+	  disk with interrupts off and the other CPUs stopped.  Unlike kdump
+	  it needs no second kernel and no memory reserved with
+	  crashkernel=.  After the reboot, savecore(8) turns the partition
+	  into a core file that crash(8) and gdb open.
+
+	  Partitions are configured at run time through /proc/diskdump and
+	  must first be formatted with diskdumpfmt(8): diskdump writes only
+	  to blocks that carry its format signature, so it never
+	  overwrites a filesystem.  A disk needs a dump driver, such as
+	  SCSI_DUMP.  See Documentation/diskdump.txt.
+
+	  This option is built in only: it hooks panic(), timers and
+	  tasklets.  If unsure, say N.
+
+config DISKDUMP_TEST
+	bool "diskdump test hooks"
+	depends on DISKDUMP
+	help
+	  Accept "test ..." commands in /proc/diskdump that deliberately
+	  corrupt diskdump's own data, to test that the panic-time self
+	  check refuses to dump.  For testing only: say N.
+
+endif # BLK_DEV
+''')
+    edit('drivers/block/Makefile', '''obj-$(CONFIG_BLK_DEV_UBLK)			+= ublk_drv.o
+''', '''obj-$(CONFIG_BLK_DEV_UBLK)			+= ublk_drv.o
+
+obj-$(CONFIG_DISKDUMP)		+= diskdump.o
+''')
+
+patch('0002-diskdump-core.patch',
+      'block: diskdump, crash dumps to a disk partition',
+      '''
+Add CONFIG_DISKDUMP and call diskdump_panic() from vpanic() right after
+the kdump hook.  When no crash kernel is loaded and a dump partition is
+configured, diskdump stops the other CPUs as kdump does (NMI shootdown,
+registers saved with crash_save_cpu()), checks a checksum of its own
+code and data, and writes the memory image to the first configured
+partition that passes the driver's sanity check, quiesce, and a check
+of the format signature of every block.  Then panic() goes on as usual.
+
+The core lives in drivers/block/diskdump.c, the interface for dump
+drivers in include/linux/diskdump.h, and the on-disk format in
+include/uapi/linux/diskdump.h.
+''', ['kernel/panic.c', 'drivers/block/Kconfig', 'drivers/block/Makefile'], p_core)
+
+def p_scsi():
+    edit('include/scsi/scsi_cmnd.h', '''	SUBMITTED_BY_SCSI_RESET_IOCTL = 2,
+''', '''	SUBMITTED_BY_SCSI_RESET_IOCTL = 2,
+	SUBMITTED_BY_SCSI_DUMP = 3,
+''')
+    edit('include/scsi/scsi_host.h', '''	int (* eh_host_reset_handler)(struct scsi_cmnd *);
+
+''', '''	int (* eh_host_reset_handler)(struct scsi_cmnd *);
+
+	/*
+	 * Crash dump hooks (CONFIG_SCSI_DUMP), called at panic time with
+	 * interrupts off and the other CPUs stopped: they may not sleep,
+	 * allocate or wait without a bound.
+	 *
+	 * dump_sanity_check: 0 if the host can be used now, e.g. it is not
+	 * in the middle of a reset; it must not change the hardware.
+	 * dump_quiesce: stop the host's normal work, typically by a bus
+	 * reset that completes every command in flight.
+	 * dump_poll: do what the interrupt handler would do.
+	 * dump_shutdown: optional, after the dump.
+	 *
+	 * A host with the first three can take dumps through scsi_dump.
+	 */
+	int (* dump_sanity_check)(struct scsi_device *);
+	int (* dump_quiesce)(struct scsi_device *);
+	int (* dump_shutdown)(struct scsi_device *);
+	void (* dump_poll)(struct scsi_device *);
+
+''')
+    edit('drivers/scsi/scsi_lib.c', '#include <linux/blk-integrity.h>\n',
+         '#include <linux/blk-integrity.h>\n#include <linux/diskdump.h>\n')
+    edit('drivers/scsi/scsi_lib.c', '#include <scsi/scsi_dh.h>\n',
+         '#include <scsi/scsi_dh.h>\n#include <scsi/scsi_dump.h>\n')
+    edit('drivers/scsi/scsi_lib.c', '''	struct request *req = scsi_cmd_to_rq(cmd);
+
+	switch (cmd->submitter) {
+	case SUBMITTED_BY_BLOCK_LAYER:
+''', '''	struct request *req = scsi_cmd_to_rq(cmd);
+
+	if (crashdump_mode()) {
+		/* Only dump commands complete now: the block layer is gone. */
+		if (cmd->submitter == SUBMITTED_BY_SCSI_DUMP)
+			scsi_dump_done(cmd);
+		return;
+	}
+
+	switch (cmd->submitter) {
+	case SUBMITTED_BY_BLOCK_LAYER:
+''')
+    edit('drivers/scsi/scsi_lib.c', '''	case SUBMITTED_BY_SCSI_RESET_IOCTL:
+		return;
+	}
+''', '''	case SUBMITTED_BY_SCSI_RESET_IOCTL:
+	case SUBMITTED_BY_SCSI_DUMP:
+		return;
+	}
+''')
+    edit('drivers/scsi/scsi.c', '#include <scsi/scsi_driver.h>\n',
+         '#include <scsi/scsi_driver.h>\n#include <scsi/scsi_dump.h>\n')
+    edit('drivers/scsi/scsi.c', '''	scsi_netlink_init();
+
+	printk(KERN_NOTICE "SCSI subsystem initialized\\n");
+''', '''	scsi_netlink_init();
+	scsi_dump_init();
+
+	printk(KERN_NOTICE "SCSI subsystem initialized\\n");
+''')
+    edit('drivers/scsi/scsi.c', '''static void __exit exit_scsi(void)
+{
+	scsi_netlink_exit();
+''', '''static void __exit exit_scsi(void)
+{
+	scsi_dump_exit();
+	scsi_netlink_exit();
+''')
+    edit('drivers/scsi/Kconfig', '''config SCSI_PROC_FS
+''', '''config SCSI_DUMP
+	bool "SCSI disks as diskdump devices"
+	depends on SCSI && DISKDUMP && BLK_DEV_SD
+	default y
+	help
+	  Let diskdump write crash dumps to SCSI disks, by polling host
+	  adapters whose drivers provide the dump hooks of the SCSI host
+	  template (sym53c8xx_2, aic7xxx, aic79xx).  It is part of the SCSI
+	  mid layer module.
+
+	  If you use diskdump with SCSI disks, say Y.
+
+config SCSI_PROC_FS
+''')
+    edit('drivers/scsi/Makefile', '''scsi_mod-y			+= scsi_trace.o scsi_logging.o
+''', '''scsi_mod-y			+= scsi_trace.o scsi_logging.o
+scsi_mod-$(CONFIG_SCSI_DUMP)	+= scsi_dump.o
+''')
+
+patch('0003-scsi-dump-hooks.patch',
+      'scsi: dump hooks in the host template and the scsi_dump shim',
+      '''
+Add dump_sanity_check, dump_quiesce, dump_poll and dump_shutdown to
+struct scsi_host_template, and scsi_dump, which implements diskdump's
+device operations for SCSI disks on top of them: it builds its own READ,
+WRITE and SYNCHRONIZE CACHE commands in a request allocated at
+configuration time, queues them with the host's queuecommand and polls
+the host until they complete, with a bounded wait.
+
+In crashdump mode scsi_done() hands dump commands to scsi_dump and
+drops every other completion: the block layer must not run after panic.
+''', ['include/scsi/scsi_cmnd.h', 'include/scsi/scsi_host.h', 'drivers/scsi/scsi_lib.c',
+      'drivers/scsi/scsi.c', 'drivers/scsi/Kconfig', 'drivers/scsi/Makefile'], p_scsi)
+
+def p_sym():
+    edit('drivers/scsi/sym53c8xx_2/sym_glue.c', '''/*
+ *  What the eh thread wants us to perform.
+ */
+''', '''#ifdef CONFIG_SCSI_DUMP
+/*
+ *  Crash dump hooks: called at panic time with interrupts off and the
+ *  other CPUs stopped (see scsi_dump.c).
+ */
+static int sym53c8xx_dump_sanity_check(struct scsi_device *sdev)
+{
+	struct sym_data *sym_data = shost_priv(sdev->host);
+
+	if (pci_channel_offline(sym_data->pdev))
+		return -EIO;
+	/* A host reset waiting for PCI recovery owns the chip. */
+	if (sym_data->io_reset)
+		return -EBUSY;
+	return 0;
+}
+
+static int sym53c8xx_dump_quiesce(struct scsi_device *sdev)
+{
+	struct Scsi_Host *shost = sdev->host;
+	struct sym_hcb *np = sym_get_hcb(shost);
+	unsigned long flags;
+
+	/*
+	 *  Reset the bus as the eh bus reset does: the commands in flight
+	 *  complete with DID_RESET (and crashdump mode drops them).  Re-arm
+	 *  our timer, which diskdump now runs: it ends the settle time.
+	 */
+	spin_lock_irqsave(shost->host_lock, flags);
+	sym_reset_scsi_bus(np, 1);
+	mod_timer(&np->s.timer, jiffies + SYM_CONF_TIMER_INTERVAL);
+	spin_unlock_irqrestore(shost->host_lock, flags);
+	return 0;
+}
+
+static void sym53c8xx_dump_poll(struct scsi_device *sdev)
+{
+	sym53c8xx_intr(0, sdev->host);
+}
+#endif
+
+/*
+ *  What the eh thread wants us to perform.
+ */
+''')
+    edit('drivers/scsi/sym53c8xx_2/sym_glue.c', '''	.eh_host_reset_handler	= sym53c8xx_eh_host_reset_handler,
+	.this_id		= 7,
+''', '''	.eh_host_reset_handler	= sym53c8xx_eh_host_reset_handler,
+#ifdef CONFIG_SCSI_DUMP
+	.dump_sanity_check	= sym53c8xx_dump_sanity_check,
+	.dump_quiesce		= sym53c8xx_dump_quiesce,
+	.dump_poll		= sym53c8xx_dump_poll,
+#endif
+	.this_id		= 7,
+''')
+
+patch('0004-sym53c8xx-dump-hooks.patch',
+      'scsi: sym53c8xx_2: crash dump hooks',
+      '''
+Let diskdump write crash dumps through sym53c8xx_2 hosts.  Quiesce
+resets the SCSI bus the way the eh bus reset handler does and re-arms
+the driver timer, which ends the settle time after the reset; in
+crashdump mode diskdump runs that timer from its poll loop.  Poll runs
+the interrupt handler.
+
+This is the parallel SCSI HBA that QEMU emulates (lsi53c895a), on which
+the diskdump tests run.
+''', ['drivers/scsi/sym53c8xx_2/sym_glue.c'], p_sym)
