@@ -967,6 +967,8 @@ static int diskdump_command(char *line)
 	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test")) {
 		u8 *victim = (u8 *)&dd.ram[DISKDUMP_MAX_RAM_RANGES - 1];
 
+		if (!strcmp(arg, "bug"))
+			BUG();
 		if (strcmp(arg, "corrupt"))
 			return -EINVAL;
 		/* A byte the checksum covers, changed behind its back. */

@@ -160,7 +160,7 @@ static int scsi_dump_issue(struct scsi_dump_dev *sdd)
 			hostt->dump_poll(sdd->sdev);
 			diskdump_udelay(SCSI_DUMP_POLL_US * 10);
 		}
-		return -EAGAIN;
+		return -EBUSY;
 	}
 	for (waited = 0; !READ_ONCE(sdd->done); waited += SCSI_DUMP_POLL_US) {
 		if (waited >= SCSI_DUMP_TIMEOUT_US) {
@@ -180,18 +180,30 @@ static int scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
 			  unsigned int cdb_len, enum dma_data_direction dir,
 			  unsigned int bytes)
 {
-	int tries, ret = -EIO;
+	unsigned int tries = 0, busy = 0;
+	int ret;
 
 	if (sdd->broken)
 		return -EIO;
-	for (tries = 0; tries < SCSI_DUMP_RETRIES; tries++) {
+	/*
+	 * Retry what the device asks us to retry (unit attention after the
+	 * bus reset, busy status) a few times, and a host that refuses
+	 * commands (settling after the reset) for up to the command timeout.
+	 */
+	while (tries < SCSI_DUMP_RETRIES &&
+	       busy < SCSI_DUMP_TIMEOUT_US / SCSI_DUMP_BUSY_WAIT_US) {
 		scsi_dump_prep(sdd, cdb, cdb_len, dir, bytes);
 		ret = scsi_dump_issue(sdd);
-		if (ret != -EAGAIN)
+		if (ret == -EBUSY)
+			busy++;
+		else if (ret == -EAGAIN)
+			tries++;
+		else
 			return ret;
 	}
-	pr_emerg("command 0x%02x still failing after %d tries\n", cdb[0], tries);
-	return ret;
+	pr_emerg("command 0x%02x still failing: %u retries, host busy for %u ms\n",
+		 cdb[0], tries, busy * (unsigned int)(SCSI_DUMP_BUSY_WAIT_US / USEC_PER_MSEC));
+	return -EIO;
 }
 
 /* Build READ/WRITE (10), or (16) past 2 TiB or 65535 sectors. */

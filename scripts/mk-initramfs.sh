@@ -1,0 +1,26 @@
+#!/bin/bash
+# Build the test guest's initramfs: busybox, the diskdump tools (static),
+# the init script, the test helpers and the scenario hooks.
+#   scripts/mk-initramfs.sh OUT.cpio.gz
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$1
+root=$(mktemp -d)
+trap 'rm -rf "$root"' EXIT
+[ -x /bin/busybox ] && file -L /bin/busybox | grep -q 'statically linked' ||
+	{ echo "mk-initramfs: needs busybox-static" >&2; exit 1; }
+mkdir -p "$root"/{bin,sbin,etc/init.d,etc/default,proc,sys,dev,scen,tmp,var/crash}
+cp /bin/busybox "$root/bin/busybox"
+ln -s busybox "$root/bin/sh"
+cc="gcc -std=c11 -O2 -Wall -Wextra -Werror -static -D_FILE_OFFSET_BITS=64 -I$top/include/uapi"
+$cc -o "$root/sbin/savecore" "$top/tools/savecore/savecore.c" "$top/tools/savecore/ddcore.c"
+$cc -o "$root/sbin/diskdumpfmt" "$top/tools/savecore/diskdumpfmt.c" "$top/tools/savecore/ddcore.c"
+$cc -o "$root/bin/ddpattern" "$top/tests/guest/ddpattern.c"
+install -m 0755 "$top/tools/savecore/diskdump.init" "$root/etc/init.d/diskdump"
+install -m 0755 "$top/tests/guest/init" "$root/init"
+if [ -d "$top/tests/guest/scen" ]; then
+	cp "$top"/tests/guest/scen/* "$root/scen/" 2>/dev/null || true
+	chmod 0755 "$root"/scen/* 2>/dev/null || true
+fi
+(cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
+mv "$out.tmp" "$out"

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ddpattern - fill memory with a pattern at known physical addresses, then
+ * (optionally) crash the kernel while the memory is still held.
+ *
+ *   ddpattern MIB LISTFILE [sysrq|bug|none]
+ *
+ * Every 8-byte word of every page holds DDPATTERN_MAGIC ^ its physical
+ * address; LISTFILE gets one line per page, "PFN" in hex.  The host checks
+ * those words in the saved vmcore.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define DDPATTERN_MAGIC 0xd15cd0de00000000ULL
+#define PAGE 4096UL
+
+static void trigger(const char *how)
+{
+	const char *file = NULL, *what = NULL;
+	int fd;
+
+	if (!strcmp(how, "sysrq")) {
+		file = "/proc/sysrq-trigger";
+		what = "c";
+	} else if (!strcmp(how, "bug")) {
+		file = "/proc/diskdump";
+		what = "test bug";
+	} else {
+		return;
+	}
+	fd = open(file, O_WRONLY);
+	if (fd < 0 || write(fd, what, strlen(what)) < 0)
+		perror(file);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long mib, pages, i;
+	uint64_t *mem;
+	FILE *list;
+	int pm;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: ddpattern MIB LISTFILE [sysrq|bug|none]\n");
+		return 2;
+	}
+	mib = strtoul(argv[1], NULL, 0);
+	pages = mib * 256;
+	mem = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (mem == MAP_FAILED || mlock(mem, pages * PAGE)) {
+		perror("mmap/mlock");
+		return 1;
+	}
+	pm = open("/proc/self/pagemap", O_RDONLY);
+	list = fopen(argv[2], "w");
+	if (pm < 0 || !list) {
+		perror("pagemap/list");
+		return 1;
+	}
+	for (i = 0; i < pages; i++) {
+		uint64_t *page = mem + i * (PAGE / 8), ent, pa;
+		unsigned long vpn = (unsigned long)page / PAGE;
+
+		page[0] = 1;	/* make sure it is present */
+		if (pread(pm, &ent, 8, (off_t)(vpn * 8)) != 8 ||
+		    !(ent & (1ULL << 63)) || !(ent & ((1ULL << 55) - 1))) {
+			fprintf(stderr, "ddpattern: no PFN for page %lu\n", i);
+			return 1;
+		}
+		pa = (ent & ((1ULL << 55) - 1)) * PAGE;
+		for (unsigned long w = 0; w < PAGE / 8; w++)
+			page[w] = DDPATTERN_MAGIC ^ (pa + w * 8);
+		fprintf(list, "%llx\n", (unsigned long long)(pa / PAGE));
+	}
+	if (fflush(list) || fsync(fileno(list)))
+		perror("list");
+	fclose(list);
+	sync();
+	printf("ddpattern: %lu pages filled\n", pages);
+	fflush(stdout);
+	if (argc > 3)
+		trigger(argv[3]);
+	if (argc > 3 && strcmp(argv[3], "none"))
+		sleep(60);
+	return 0;
+}

@@ -1,0 +1,584 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * savecore - save a crash dump from a diskdump partition
+ *
+ *   savecore [options] DEVICE [DIR]
+ *
+ * Reads the dump that the kernel wrote to DEVICE at panic time and writes it
+ * to DIR/HOST-DATE/vmcore as an ELF core file (PT_NOTE with the CPUs'
+ * NT_PRSTATUS notes and VMCOREINFO, a PT_LOAD per run of saved RAM and one
+ * for the kernel image), plus an info file.  Only once both are written and
+ * fsync'd is the partition formatted again for the next crash.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ddcore.h"
+#include "savecore.h"
+
+#define COPY_CHUNK	256		/* blocks per read: 1 MiB */
+#define DUMP_ELF_INCOMPLETE 0x1		/* e_flags bit crash(8) honours */
+
+static struct {
+	bool check_only, verbose, keep, force, quiet;
+	uint64_t min_free;		/* bytes */
+} opt;
+
+#define info(...) do { if (!opt.quiet) printf(__VA_ARGS__); } while (0)
+#define verbose(...) do { if (opt.verbose) printf(__VA_ARGS__); } while (0)
+
+int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
+{
+	uint64_t nb, rank = 0, pfn, written;
+	uint8_t *block;
+
+	memset(d, 0, sizeof(*d));
+	block = malloc(DISKDUMP_BLOCK_SIZE);
+	if (!block || dd_read_blocks(dev, 0, block, 1)) {
+		snprintf(why, whylen, "cannot read the first block");
+		free(block);
+		return -EX_ERROR;
+	}
+	switch (dd_classify(block)) {
+	case DD_EMPTY:
+		snprintf(why, whylen, "no dump: the partition is formatted and empty");
+		free(block);
+		return -EX_NODUMP;
+	case DD_FOREIGN:
+		snprintf(why, whylen, "no dump: the partition is not formatted for diskdump");
+		free(block);
+		return -EX_NODUMP;
+	case DD_DUMP:
+		break;
+	}
+	memcpy(&d->h, block, sizeof(d->h));
+	free(block);
+	if (dd_check_header(&d->h, dev->blocks, why, whylen))
+		return -EX_CORRUPT;
+	if (d->h.bitmap_blocks != (d->h.max_pfn + DISKDUMP_BLOCK_SIZE * 8 - 1) /
+				  (DISKDUMP_BLOCK_SIZE * 8)) {
+		snprintf(why, whylen, "bitmap size does not match max_pfn");
+		return -EX_CORRUPT;
+	}
+
+	nb = d->h.bitmap_blocks;
+	d->ram_map = malloc(nb * DISKDUMP_BLOCK_SIZE);
+	d->dump_map = malloc(nb * DISKDUMP_BLOCK_SIZE);
+	d->notes = malloc(d->h.note_size ? d->h.note_size : 1);
+	block = malloc(((d->h.note_size + DISKDUMP_BLOCK_SIZE - 1) /
+			DISKDUMP_BLOCK_SIZE + 1) * DISKDUMP_BLOCK_SIZE);
+	if (!d->ram_map || !d->dump_map || !d->notes || !block ||
+	    dd_read_blocks(dev, d->h.bitmap_block, d->ram_map, nb) ||
+	    dd_read_blocks(dev, d->h.bitmap_block + nb, d->dump_map, nb) ||
+	    dd_read_blocks(dev, d->h.note_block, block,
+			   (d->h.note_size + DISKDUMP_BLOCK_SIZE - 1) /
+			   DISKDUMP_BLOCK_SIZE)) {
+		free(block);
+		snprintf(why, whylen, "cannot read the bitmaps or notes");
+		return -EX_ERROR;
+	}
+	memcpy(d->notes, block, d->h.note_size);
+	free(block);
+
+	for (pfn = 0; pfn < d->h.max_pfn; pfn++) {
+		if (dd_test_bit(d->dump_map, pfn)) {
+			if (!dd_test_bit(d->ram_map, pfn)) {
+				snprintf(why, whylen, "page %" PRIu64 " dumped but not RAM", pfn);
+				return -EX_CORRUPT;
+			}
+			rank++;
+		}
+	}
+	if (rank != d->h.nr_dump_pages) {
+		snprintf(why, whylen, "dump bitmap has %" PRIu64 " pages, header says %" PRIu64,
+			 rank, (uint64_t)d->h.nr_dump_pages);
+		return -EX_CORRUPT;
+	}
+
+	written = d->h.written_pages;
+	if (d->h.status == DISKDUMP_STATUS_WRITING)
+		written = dd_scan_written(dev, &d->h);
+	d->present = written;
+	return 0;
+}
+
+/*
+ * The kernel stopped while writing: the header was never finalised.  The
+ * page blocks it did write no longer carry the format signature; the first
+ * one that does marks where it stopped.
+ */
+uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h)
+{
+	uint64_t max = h->nr_dump_pages, done = 0;
+	uint64_t room = dev->blocks - h->data_block;
+	char *buf = malloc((size_t)COPY_CHUNK * DISKDUMP_BLOCK_SIZE);
+
+	if (max > room)
+		max = room;
+	while (buf && done < max) {
+		uint64_t n = max - done < COPY_CHUNK ? max - done : COPY_CHUNK;
+
+		if (dd_read_blocks(dev, h->data_block + done, buf, n))
+			break;
+		for (uint64_t i = 0; i < n; i++, done++)
+			if (dd_is_fmt_block(buf + i * DISKDUMP_BLOCK_SIZE,
+					    h->data_block + done))
+				goto out;
+	}
+out:
+	free(buf);
+	return done;
+}
+
+void dd_free(struct dd_dump *d)
+{
+	free(d->ram_map);
+	free(d->dump_map);
+	free(d->notes);
+	free(d->segs);
+	d->ram_map = d->dump_map = NULL;
+	d->notes = NULL;
+	d->segs = NULL;
+}
+
+static int add_seg(struct dd_dump *d, uint64_t vaddr, uint64_t paddr,
+		   uint64_t pages, uint64_t first_rank)
+{
+	struct dd_seg *s;
+
+	if (d->nr_segs == DD_MAX_SEGS)
+		return -1;
+	if (d->nr_segs == d->cap_segs) {
+		size_t cap = d->cap_segs ? d->cap_segs * 2 : 64;
+
+		s = realloc(d->segs, cap * sizeof(*s));
+		if (!s)
+			return -1;
+		d->segs = s;
+		d->cap_segs = cap;
+	}
+	s = &d->segs[d->nr_segs++];
+	s->vaddr = vaddr;
+	s->paddr = paddr;
+	s->pages = pages;
+	s->first_rank = first_rank;
+	return 0;
+}
+
+/*
+ * Runs of present pages (dumped and actually written), within
+ * [lo_pfn, hi_pfn), each becoming a segment mapped at vbase + paddr - pbase.
+ */
+static int add_runs(struct dd_dump *d, uint64_t lo_pfn, uint64_t hi_pfn,
+		    uint64_t vbase, uint64_t pbase)
+{
+	uint64_t pfn, rank = 0, run_start = 0, run_rank = 0;
+	bool in_run = false;
+
+	if (hi_pfn > d->h.max_pfn)
+		hi_pfn = d->h.max_pfn;
+	for (pfn = 0; pfn <= hi_pfn; pfn++) {
+		bool present = pfn < hi_pfn && dd_test_bit(d->dump_map, pfn) &&
+			       rank < d->present && pfn >= lo_pfn;
+
+		if (present && !in_run) {
+			in_run = true;
+			run_start = pfn;
+			run_rank = rank;
+		} else if (!present && in_run) {
+			uint64_t pa = run_start * DISKDUMP_BLOCK_SIZE;
+
+			in_run = false;
+			if (add_seg(d, vbase + pa - pbase, pa, pfn - run_start, run_rank))
+				return -1;
+		}
+		if (pfn < hi_pfn && dd_test_bit(d->dump_map, pfn))
+			rank++;
+	}
+	return 0;
+}
+
+int dd_plan_segments(struct dd_dump *d)
+{
+	const struct diskdump_header *h = &d->h;
+	uint64_t klo = h->kernel_paddr / DISKDUMP_BLOCK_SIZE;
+	uint64_t khi = (h->kernel_paddr + h->kernel_size + DISKDUMP_BLOCK_SIZE - 1) /
+		       DISKDUMP_BLOCK_SIZE;
+
+	d->nr_segs = 0;
+	/* The kernel image first, so readers find its mapping (and phys_base). */
+	if (h->kernel_size && add_runs(d, klo, khi, h->kernel_vaddr, h->kernel_paddr))
+		return -1;
+	return add_runs(d, 0, h->max_pfn, h->page_offset, 0);
+}
+
+/* Write @len bytes of the partition's page blocks from @rank to @off of @fd. */
+static int copy_pages(struct dd_dev *dev, const struct dd_dump *d, int fd,
+		      uint64_t rank, uint64_t pages, uint64_t off, char *buf)
+{
+	while (pages) {
+		uint64_t n = pages < COPY_CHUNK ? pages : COPY_CHUNK;
+		size_t len = n * DISKDUMP_BLOCK_SIZE, done = 0;
+
+		if (dd_read_blocks(dev, d->h.data_block + rank, buf, n))
+			return -EX_ERROR;
+		while (done < len) {
+			ssize_t w = pwrite(fd, buf + done, len - done, (off_t)(off + done));
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0) {
+				fprintf(stderr, "savecore: write: %s\n", strerror(errno));
+				return errno == ENOSPC || errno == EDQUOT ? -EX_NOSPACE : -EX_ERROR;
+			}
+			done += (size_t)w;
+		}
+		rank += n;
+		pages -= n;
+		off += len;
+	}
+	return 0;
+}
+
+uint64_t dd_elf_size(const struct dd_dump *d)
+{
+	uint64_t off = sizeof(Elf64_Ehdr) + (d->nr_segs + 1) * sizeof(Elf64_Phdr) +
+		       d->h.note_size;
+
+	off = (off + DISKDUMP_BLOCK_SIZE - 1) & ~(uint64_t)(DISKDUMP_BLOCK_SIZE - 1);
+	for (size_t i = 0; i < d->nr_segs; i++)
+		off += d->segs[i].pages * DISKDUMP_BLOCK_SIZE;
+	return off;
+}
+
+int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd)
+{
+	size_t nph = d->nr_segs + 1, hdrlen = sizeof(Elf64_Ehdr) + nph * sizeof(Elf64_Phdr);
+	Elf64_Ehdr *eh;
+	Elf64_Phdr *ph;
+	uint64_t off;
+	char *hdr, *buf;
+	int ret = 0;
+
+	hdr = calloc(1, hdrlen + d->h.note_size);
+	buf = malloc((size_t)COPY_CHUNK * DISKDUMP_BLOCK_SIZE);
+	if (!hdr || !buf) {
+		free(hdr);
+		free(buf);
+		return -EX_ERROR;
+	}
+	eh = (Elf64_Ehdr *)hdr;
+	ph = (Elf64_Phdr *)(hdr + sizeof(*eh));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_ident[EI_OSABI] = ELFOSABI_NONE;
+	eh->e_type = ET_CORE;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_phoff = sizeof(*eh);
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = (Elf64_Half)nph;
+	if (d->present < d->h.nr_dump_pages)
+		eh->e_flags |= DUMP_ELF_INCOMPLETE;
+
+	/* The notes come right after the headers, before any load data. */
+	ph[0].p_type = PT_NOTE;
+	ph[0].p_offset = hdrlen;
+	ph[0].p_filesz = d->h.note_size;
+	ph[0].p_memsz = d->h.note_size;
+	memcpy(hdr + hdrlen, d->notes, d->h.note_size);
+
+	off = (hdrlen + d->h.note_size + DISKDUMP_BLOCK_SIZE - 1) &
+	      ~(uint64_t)(DISKDUMP_BLOCK_SIZE - 1);
+	for (size_t i = 0; i < d->nr_segs; i++) {
+		const struct dd_seg *s = &d->segs[i];
+
+		ph[i + 1].p_type = PT_LOAD;
+		ph[i + 1].p_flags = PF_R | PF_W | PF_X;
+		ph[i + 1].p_offset = off;
+		ph[i + 1].p_vaddr = s->vaddr;
+		ph[i + 1].p_paddr = s->paddr;
+		ph[i + 1].p_filesz = s->pages * DISKDUMP_BLOCK_SIZE;
+		ph[i + 1].p_memsz = s->pages * DISKDUMP_BLOCK_SIZE;
+		ph[i + 1].p_align = 0;	/* crash(8) reads p_align 0 as a kdump */
+		off += s->pages * DISKDUMP_BLOCK_SIZE;
+	}
+	if (pwrite(fd, hdr, hdrlen + d->h.note_size, 0) != (ssize_t)(hdrlen + d->h.note_size)) {
+		fprintf(stderr, "savecore: write: %s\n", strerror(errno));
+		ret = errno == ENOSPC ? -EX_NOSPACE : -EX_ERROR;
+	}
+	for (size_t i = 0; i < d->nr_segs && !ret; i++) {
+		const struct dd_seg *s = &d->segs[i];
+
+		ret = copy_pages(dev, d, fd, s->first_rank, s->pages,
+				 ph[i + 1].p_offset, buf);
+		if (!ret && !opt.quiet && isatty(STDOUT_FILENO))
+			fprintf(stderr, "\rsavecore: segment %zu of %zu", i + 1, d->nr_segs);
+	}
+	if (!opt.quiet && isatty(STDOUT_FILENO))
+		fputc('\n', stderr);
+	free(hdr);
+	free(buf);
+	return ret;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: savecore [options] DEVICE [DIR]\n"
+		"Save the crash dump on the diskdump partition DEVICE into\n"
+		"DIR/HOST-DATE/ (default DIR: /var/crash), then format DEVICE again.\n"
+		"  -c, --check         only tell whether DEVICE holds a dump (exit 0 if so)\n"
+		"  -k, --keep          do not format DEVICE after saving\n"
+		"  -m, --min-free MB   keep at least MB megabytes free in DIR\n"
+		"  -v, --verbose       say more\n"
+		"  -q, --quiet         print only errors\n"
+		"  -h, --help          this text\n"
+		"  -V, --version       print the version\n"
+		"exit status: 0 saved (or, with -c, a dump is there), 1 error, 2 usage,\n"
+		"  3 no dump, 4 corrupt dump (left untouched), 5 not enough space\n");
+}
+
+static void print_summary(FILE *f, const struct dd_dump *d, const char *dev)
+{
+	const struct diskdump_header *h = &d->h;
+	char when[64];
+	time_t t = (time_t)h->time_sec;
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&t, &tm));
+	fprintf(f, "device: %s\n", dev);
+	fprintf(f, "status: %s\n", dd_status_name(h->status));
+	fprintf(f, "flags:%s%s%s%s\n", h->flags & DISKDUMP_FLAG_TRUNCATED ? " truncated" : "",
+		h->flags & DISKDUMP_FLAG_IO_ERROR ? " io-error" : "",
+		h->flags & DISKDUMP_FLAG_IRQS_ON ? " irqs-on" : "",
+		h->flags ? "" : " none");
+	fprintf(f, "time: %s\n", when);
+	fprintf(f, "host: %.65s\n", h->nodename);
+	fprintf(f, "release: %.65s\n", h->release);
+	fprintf(f, "version: %.65s\n", h->version_str);
+	fprintf(f, "machine: %.65s\n", h->machine);
+	fprintf(f, "panic: %.*s\n", DISKDUMP_PANIC_LEN, h->panic_msg);
+	fprintf(f, "panic_cpu: %u\n", h->panic_cpu);
+	fprintf(f, "cpus: %u\n", h->nr_cpus);
+	fprintf(f, "cpu_notes: %u\n", h->nr_cpu_notes);
+	fprintf(f, "ram_pages: %" PRIu64 "\n", (uint64_t)h->nr_ram_pages);
+	fprintf(f, "dump_pages: %" PRIu64 "\n", (uint64_t)h->nr_dump_pages);
+	fprintf(f, "saved_pages: %" PRIu64 "\n", d->present);
+	fprintf(f, "partial: %s\n", d->present < h->nr_dump_pages ? "yes" : "no");
+	fprintf(f, "timers_run: %" PRIu64 "\n", (uint64_t)h->timers_run);
+	fprintf(f, "tasklets_run: %" PRIu64 "\n", (uint64_t)h->tasklets_run);
+	fprintf(f, "unreadable_pages: %" PRIu64 "\n", (uint64_t)h->unreadable_pages);
+}
+
+static int make_target_dir(const char *dir, const struct diskdump_header *h,
+			   char *out, size_t outlen)
+{
+	char stamp[32], host[DISKDUMP_UTS_LEN + 1];
+	time_t t = (time_t)h->time_sec;
+	struct tm tm;
+
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime_r(&t, &tm));
+	snprintf(host, sizeof(host), "%.65s", h->nodename);
+	for (char *p = host; *p; p++)
+		if (*p == '/' || *p == ' ')
+			*p = '_';
+	if (!host[0])
+		strcpy(host, "unknown");
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		fprintf(stderr, "savecore: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	for (int i = 0; i < 100; i++) {
+		if (i)
+			snprintf(out, outlen, "%s/%s-%s.%d", dir, host, stamp, i);
+		else
+			snprintf(out, outlen, "%s/%s-%s", dir, host, stamp);
+		if (!mkdir(out, 0700))
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	fprintf(stderr, "savecore: %s: %s\n", out, strerror(errno));
+	return -1;
+}
+
+static int fsync_path(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = fsync(fd);
+	close(fd);
+	return ret;
+}
+
+static int save(struct dd_dev *dev, struct dd_dump *d, const char *dir)
+{
+	char target[PATH_MAX], tmp[PATH_MAX + 32], final[PATH_MAX + 32];
+	struct statvfs vfs;
+	uint64_t need;
+	FILE *f;
+	int fd, ret;
+
+	if (dd_plan_segments(d)) {
+		fprintf(stderr, "savecore: %s: the dump is too fragmented to save\n", dev->path);
+		return EX_CORRUPT;
+	}
+	need = dd_elf_size(d);
+	if (make_target_dir(dir, &d->h, target, sizeof(target)))
+		return EX_ERROR;
+	if (!statvfs(target, &vfs) &&
+	    (uint64_t)vfs.f_bavail * vfs.f_frsize < need + opt.min_free) {
+		fprintf(stderr, "savecore: %s: %" PRIu64 " MB needed, %" PRIu64 " MB free (keeping %" PRIu64 " MB)\n",
+			target, need >> 20, ((uint64_t)vfs.f_bavail * vfs.f_frsize) >> 20,
+			opt.min_free >> 20);
+		rmdir(target);
+		return EX_NOSPACE;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/vmcore.incomplete", target);
+	snprintf(final, sizeof(final), "%s/vmcore", target);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
+		return EX_ERROR;
+	}
+	verbose("writing %s: %zu segments, %" PRIu64 " bytes\n", final, d->nr_segs, need);
+	ret = -dd_write_elf(dev, d, fd);
+	if (!ret && fsync(fd) < 0)
+		ret = errno == ENOSPC ? EX_NOSPACE : EX_ERROR;
+	close(fd);
+	if (ret) {
+		/* Never leave a half file that looks like a dump. */
+		unlink(tmp);
+		rmdir(target);
+		return ret;
+	}
+	if (rename(tmp, final) < 0) {
+		fprintf(stderr, "savecore: rename %s: %s\n", tmp, strerror(errno));
+		return EX_ERROR;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/info", target);
+	f = fopen(tmp, "wxe");
+	if (!f) {
+		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
+		return EX_ERROR;
+	}
+	fchmod(fileno(f), 0600);
+	print_summary(f, d, dev->path);
+	fprintf(f, "vmcore_bytes: %" PRIu64 "\n", need);
+	if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
+		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
+		return EX_ERROR;
+	}
+	if (fsync_path(target) || fsync_path(dir)) {
+		fprintf(stderr, "savecore: fsync %s: %s\n", target, strerror(errno));
+		return EX_ERROR;
+	}
+	info("savecore: saved %s dump (%" PRIu64 " of %" PRIu64 " pages) to %s\n",
+	     d->present < d->h.nr_dump_pages ? "a PARTIAL" : "a complete",
+	     d->present, (uint64_t)d->h.nr_dump_pages, final);
+	return EX_OK;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "check", no_argument, NULL, 'c' },
+		{ "keep", no_argument, NULL, 'k' },
+		{ "min-free", required_argument, NULL, 'm' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *dir = "/var/crash";
+	char why[256], *end;
+	struct dd_dump d;
+	struct dd_dev dev;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "ckm:vqhV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': opt.check_only = true; break;
+		case 'k': opt.keep = true; break;
+		case 'm':
+			errno = 0;
+			opt.min_free = strtoull(optarg, &end, 10);
+			if (errno || *end || opt.min_free > (1ULL << 40)) {
+				fprintf(stderr, "savecore: bad --min-free '%s'\n", optarg);
+				return EX_USAGE;
+			}
+			opt.min_free <<= 20;
+			break;
+		case 'v': opt.verbose = true; break;
+		case 'q': opt.quiet = true; break;
+		case 'h': usage(stdout); return EX_OK;
+		case 'V': printf("savecore %s\n", DD_VERSION); return EX_OK;
+		default: usage(stderr); return EX_USAGE;
+		}
+	}
+	if (argc - optind < 1 || argc - optind > 2) {
+		usage(stderr);
+		return EX_USAGE;
+	}
+	if (argc - optind == 2)
+		dir = argv[optind + 1];
+	if (dd_open(&dev, argv[optind], !opt.check_only && !opt.keep))
+		return EX_ERROR;
+
+	ret = -dd_load(&dev, &d, why, sizeof(why));
+	if (ret) {
+		if (ret == EX_NODUMP)
+			info("savecore: %s: %s\n", dev.path, why);
+		else
+			fprintf(stderr, "savecore: %s: %s%s\n", dev.path, why,
+				ret == EX_CORRUPT ? "; the partition is left as it is" : "");
+		dd_free(&d);
+		dd_close(&dev);
+		return ret;
+	}
+	if (opt.verbose || opt.check_only)
+		print_summary(stdout, &d, dev.path);
+	if (opt.check_only) {
+		dd_free(&d);
+		dd_close(&dev);
+		return EX_OK;
+	}
+	ret = save(&dev, &d, dir);
+	if (!ret && !opt.keep) {
+		/* Only the blocks the dump used lost their signature. */
+		uint64_t end_blk = d.h.data_block + d.h.nr_dump_pages;
+
+		if (end_blk > dev.blocks)
+			end_blk = dev.blocks;
+		if (dd_format_range(&dev, 0, end_blk)) {
+			fprintf(stderr, "savecore: the dump is saved, but %s could not be formatted again\n",
+				dev.path);
+			ret = EX_ERROR;
+		} else {
+			info("savecore: %s formatted for the next dump\n", dev.path);
+		}
+	}
+	dd_free(&d);
+	dd_close(&dev);
+	return ret;
+}

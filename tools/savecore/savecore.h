@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* savecore internals, exposed for the unit tests. */
+#ifndef SAVECORE_H
+#define SAVECORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "ddcore.h"
+
+#define DD_MAX_SEGS 60000	/* PT_LOADs; e_phnum must stay below 65535 */
+
+struct dd_seg {
+	uint64_t vaddr;
+	uint64_t paddr;
+	uint64_t pages;
+	uint64_t first_rank;	/* index of its first page among the page blocks */
+};
+
+struct dd_dump {
+	struct diskdump_header h;
+	uint8_t *ram_map;
+	uint8_t *dump_map;
+	char *notes;
+	uint64_t present;	/* page blocks actually on the partition */
+	struct dd_seg *segs;
+	size_t nr_segs;
+	size_t cap_segs;
+};
+
+/* 0, or minus an EX_* code with a reason in why. */
+int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen);
+uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h);
+int dd_plan_segments(struct dd_dump *d);
+uint64_t dd_elf_size(const struct dd_dump *d);
+int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd);
+void dd_free(struct dd_dump *d);
+
+#endif
