@@ -229,10 +229,10 @@ def p_scsi():
 	 *
 	 * A host with the first three can take dumps through scsi_dump.
 	 */
-	int (* dump_sanity_check)(struct scsi_device *);
-	int (* dump_quiesce)(struct scsi_device *);
-	int (* dump_shutdown)(struct scsi_device *);
-	void (* dump_poll)(struct scsi_device *);
+	int (*dump_sanity_check)(struct scsi_device *sdev);
+	int (*dump_quiesce)(struct scsi_device *sdev);
+	int (*dump_shutdown)(struct scsi_device *sdev);
+	void (*dump_poll)(struct scsi_device *sdev);
 
 ''')
     edit('drivers/scsi/scsi_lib.c', '#include <linux/blk-integrity.h>\n',

@@ -81,3 +81,73 @@ the_vmcore() {
 expect_log() {
 	grep -Eq "$2" "$1" || { tail -30 "$1" >&2; fail "$3: /$2/ not in $(basename "$1")"; }
 }
+
+# dump_scenario APPEND...: the common path.  A fresh 300 MiB dump disk
+# behind the lsi53c895a, boot, crash, reboot, savecore; then the saved dump
+# is extracted and checked.
+dump_scenario() {
+	mk_dump_disk "$WORK/dump.img" 300
+	mk_out_disk "$WORK/out.img" 700
+	run_qemu "$WORK/serial.log" "$*" $(scsi_disk "$WORK/dump.img")
+	note "qemu ran ${QEMU_SECONDS}s for both boots"
+	extract_out
+}
+
+# check_saved_dump PANIC_REGEX CPUS: what every good dump must show.
+check_saved_dump() {
+	local log=$WORK/serial.log panic=$1 cpus=$2 vmcore info
+	expect_log "$log" "Kernel panic - not syncing: $panic" "the guest did not panic as planned"
+	expect_log "$log" "diskdump: writing [0-9]+ pages, interrupts off" "diskdump did not start writing with interrupts off"
+	expect_log "$log" "diskdump: dump complete: [0-9]+ pages" "the dump did not complete"
+	expect_log "$log" "savecore: saved a complete dump" "savecore did not save a complete dump"
+	expect_log "$log" "diskdump: /dev/sda1 armed" "the init script did not re-arm the partition"
+	vmcore=$(the_vmcore)
+	info=$(dirname "$vmcore")/info
+	grep -qx "status: complete" "$info" || fail "info: status not complete"
+	grep -qx "flags: none" "$info" || fail "info: flags set: $(grep flags: "$info")"
+	grep -qx "cpus: $cpus" "$info" || fail "info: wrong CPU count: $(grep cpus: "$info")"
+	grep -qx "cpu_notes: $cpus" "$info" || fail "info: not every CPU saved its registers"
+	[ "$(stat -c %a "$vmcore")" = 600 ] || fail "vmcore mode is not 0600"
+	[ "$(stat -c %a "$(dirname "$vmcore")")" = 700 ] || fail "dump directory mode is not 0700"
+	python3 tests/check-vmcore.py "$vmcore" --pattern "$WORK/out/pattern.txt" --cpus "$cpus" \
+		>"$WORK/check-vmcore.txt" || { cat "$WORK/check-vmcore.txt"; fail "vmcore contents"; }
+	note "$(grep '^pattern:' "$WORK/check-vmcore.txt")"
+	note "dump rate: $(grep -o 'dump complete.*' "$log" | head -1)"
+}
+
+# check_gdb: gdb opens the vmcore with the vmlinux, shows the panic CPU's
+# thread with a backtrace into diskdump_panic, and reads kernel variables.
+check_gdb() {
+	local vmcore out=$WORK/gdb.txt release
+	vmcore=$(the_vmcore)
+	release=$(grep '^release:' "$(dirname "$vmcore")/info" | cut -d' ' -f2)
+	timeout 120 gdb -nx -batch -ex 'info threads' -ex 'thread apply all bt' -ex 'p init_uts_ns.name.release' \
+		"$VMLINUX" "$vmcore" >"$out" 2>&1 || true
+	grep -q "diskdump_panic" "$out" || { cat "$out"; fail "gdb: no backtrace into diskdump_panic"; }
+	grep -q "\"$release\"" "$out" || { cat "$out"; fail "gdb: cannot read init_uts_ns"; }
+	note "gdb: $(grep -c '^#' "$out") frames, threads: $(grep -c 'LWP' "$out")"
+}
+
+# check_dmesg PANIC_REGEX: makedumpfile extracts the kernel log through
+# VMCOREINFO, and the log holds the panic message.
+check_dmesg() {
+	local vmcore out=$WORK/dmesg.txt
+	vmcore=$(the_vmcore)
+	rm -f "$out"
+	timeout 120 makedumpfile --dump-dmesg "$vmcore" "$out" >"$WORK/makedumpfile.txt" 2>&1 ||
+		{ cat "$WORK/makedumpfile.txt"; fail "makedumpfile --dump-dmesg failed"; }
+	grep -Eq "Kernel panic - not syncing: $1" "$out" || fail "the panic message is not in the dumped log"
+	note "makedumpfile --dump-dmesg: $(wc -l <"$out") log lines, panic message present"
+}
+
+# check_crash TASK: what crash 8.0.2 makes of it.  It cannot analyse much of
+# 6.12 (see the README), but it must open the dump and name the panic task
+# from the registers and crashing_cpu we saved.
+check_crash() {
+	local vmcore out=$WORK/crash.txt
+	vmcore=$(the_vmcore)
+	printf 'sys\nlog\nps\nbt\nquit\n' | timeout 180 crash -s "$VMLINUX" "$vmcore" >"$out" 2>&1 || true
+	grep -Eq "^PID: +[0-9]+ +TASK: [0-9a-f]+ +CPU: [0-9]+ +COMMAND: \"$1\"" "$out" ||
+		{ cat "$out"; fail "crash did not find the panic task $1"; }
+	note "crash: panic task found: $(grep -E '^PID:' "$out" | head -1 | tr -s ' ')"
+}

@@ -973,7 +973,7 @@ static int diskdump_command(char *line)
 			return -EINVAL;
 		/* A byte the checksum covers, changed behind its back. */
 		*victim ^= 0xff;
-		pr_warn("test: corrupted a byte of diskdump's data at %px\n",
+		pr_warn("test: corrupted a byte of diskdump's data at %p\n",
 			victim);
 		return 0;
 	}

@@ -260,10 +260,11 @@ static int scsi_dump_sanity_check(struct disk_dump_device *dev)
 	if (scsi_host_in_recovery(shost))
 		return -EBUSY;
 	/* A stopped CPU may hold it: using the host would deadlock. */
-	if (spin_is_locked(shost->host_lock)) {
+	if (!spin_trylock(shost->host_lock)) {
 		pr_emerg("host %d: host lock is held\n", shost->host_no);
 		return -EBUSY;
 	}
+	spin_unlock(shost->host_lock);
 	return shost->hostt->dump_sanity_check(sdev);
 }
 
@@ -334,7 +335,7 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	gfp_t gfp = GFP_KERNEL;
 	size_t size;
 
-	if (get_device(&sdev->sdev_gendev) == NULL)
+	if (!get_device(&sdev->sdev_gendev))
 		return -ENODEV;
 	sdd = kzalloc(sizeof(*sdd), GFP_KERNEL);
 	if (!sdd)

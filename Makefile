@@ -1,0 +1,51 @@
+# diskdump: kernel patch series, tools and tests.
+#   make demo     build, boot, panic, dump, reboot, savecore, open the dump
+#   make check    everything, ending with "N passed, N failed"
+#   make scenario NAME=dump-sysrq   one QEMU scenario
+BUILD   ?= build
+KSRC    := $(BUILD)/src
+KOBJ    := $(BUILD)/obj
+FRAGS   := configs/qemu-guest.config
+KERNEL  := $(KOBJ)/arch/x86/boot/bzImage
+INITRD  := $(BUILD)/initramfs.cpio.gz
+
+.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series clean
+
+all: kernel tools
+
+deps:
+	@scripts/deps.sh
+
+tree: deps
+	@scripts/prepare-tree.sh $(KSRC)
+
+kernel: tree
+	@scripts/build-kernel.sh $(KSRC) $(KOBJ) $(FRAGS)
+
+tools:
+	@$(MAKE) -s -C tools/savecore
+
+initramfs: deps
+	@scripts/mk-initramfs.sh $(INITRD)
+
+unit: deps
+	@$(MAKE) -s -C tests/unit check
+
+lint: kernel
+	@scripts/lint.sh $(KSRC) $(KOBJ)
+
+scenarios: kernel initramfs
+	@tests/run-scenarios.sh
+
+scenario: kernel initramfs
+	@tests/run-scenarios.sh $(NAME)
+
+check: deps
+	@scripts/check.sh
+
+demo: kernel initramfs tools
+	@scripts/demo.sh
+
+clean:
+	rm -rf $(BUILD)
+	$(MAKE) -s -C tools/savecore clean

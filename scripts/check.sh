@@ -1,0 +1,50 @@
+#!/bin/bash
+# make check: build everything, run the unit tests, lint and every QEMU
+# scenario, then print one line "N passed, N failed" over all of them.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+log=build/check
+mkdir -p "$log"
+start=$SECONDS
+step() { echo "=== $* ($((SECONDS - start))s)"; }
+count() { # FILE PREFIX: add the "PREFIX: N passed, N failed" of FILE
+	local line
+	line=$(grep -E "^$2: [0-9]+ passed, [0-9]+ failed" "$1" | tail -1)
+	if [ -z "$line" ]; then
+		echo "check: $2 printed no summary; counting it as one failure"
+		failed=$((failed + 1))
+		return
+	fi
+	passed=$((passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
+	failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+}
+passed=0 failed=0
+
+step "kernel"
+t=$SECONDS
+if ! make -s kernel >"$log/kernel.txt" 2>&1; then
+	tail -40 "$log/kernel.txt"
+	echo "check: the kernel does not build"
+	echo "$passed passed, $((failed + 1)) failed"
+	exit 1
+fi
+echo "kernel built in $((SECONDS - t))s"
+step "tools and initramfs"
+make -s tools initramfs >"$log/tools.txt" 2>&1 || { cat "$log/tools.txt"; failed=$((failed + 1)); }
+
+step "unit tests"
+make -s unit 2>&1 | tee "$log/unit.txt"
+count "$log/unit.txt" unit
+
+step "lint"
+scripts/lint.sh build/src build/obj 2>&1 | tee "$log/lint.txt" | grep -v '^ok - '
+count "$log/lint.txt" lint
+
+step "scenarios"
+tests/run-scenarios.sh 2>&1 | tee "$log/scenarios.txt" | grep -E '^(---|PASS|FAIL|  - |scenarios:)'
+count "$log/scenarios.txt" scenarios
+
+step "done"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,16 @@
+#!/bin/bash
+# Install, with apt-get, what building and testing diskdump needs.
+set -euo pipefail
+pkgs="linux-source-6.12 build-essential bc flex bison libelf-dev libssl-dev cpio xz-utils
+      sparse ccache qemu-system-x86 busybox-static crash makedumpfile gdb e2fsprogs fdisk
+      python3 file kmod"
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing$missing" >&2
+if [ "$(id -u)" != 0 ]; then SUDO=sudo; else SUDO=; fi
+$SUDO apt-get update -q >/dev/null
+# shellcheck disable=SC2086
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing >/dev/null

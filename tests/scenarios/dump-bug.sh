@@ -1,0 +1,6 @@
+# BUG() in process context, panic_on_oops: the oops becomes a panic.
+dump_scenario ddtest=bug ddmib=8 ddtrigger=bug
+expect_log "$WORK/serial.log" "Oops: invalid opcode" "BUG() did not fire"
+expect_log "$WORK/serial.log" "RIP: 0010:diskdump_proc_write" "the oops is not the BUG() in process context"
+check_saved_dump "Fatal exception" 1
+check_dmesg "Fatal exception"

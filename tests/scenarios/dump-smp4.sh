@@ -1,0 +1,6 @@
+# Four CPUs, three of them busy in kernel code: all four register sets saved.
+SMP=4
+dump_scenario ddtest=smp4 ddmib=16 ddtrigger=sysrq
+check_saved_dump "sysrq triggered crash" 4
+check_gdb
+grep -c "LWP" "$WORK/gdb.txt" | grep -qx 4 || fail "gdb does not show four threads"

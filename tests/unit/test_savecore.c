@@ -1,0 +1,530 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests of the dump partition format, savecore and diskdumpfmt.
+ *
+ * Dump images are built here the way the kernel lays them out (see
+ * include/uapi/linux/diskdump.h), then read back through savecore's code
+ * and checked in the ELF file it writes.  Built with ASan and UBSan.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../tools/savecore/ddcore.h"
+#include "../../tools/savecore/savecore.h"
+
+int savecore_main(int argc, char **argv);
+
+static int passed, failed;
+static const char *current;
+
+#define CHECK(cond) do { \
+	if (!(cond)) { \
+		fprintf(stderr, "  %s: %s:%d: CHECK(%s) failed\n", current, __FILE__, __LINE__, #cond); \
+		return 1; \
+	} } while (0)
+
+#define RUN(fn) do { current = #fn; if (fn()) { failed++; printf("not ok - %s\n", #fn); } \
+		     else { passed++; printf("ok - %s\n", #fn); } } while (0)
+
+#define BS DISKDUMP_BLOCK_SIZE
+#define PAT 0xd15cd0de00000000ULL
+
+static char tmpdir[] = "/tmp/ddunitXXXXXX";
+
+/* ---- a synthetic dump, laid out as drivers/block/diskdump.c writes it ---- */
+
+struct img {
+	char path[256];
+	uint64_t blocks, max_pfn, ram_lo, ram_hi;	/* RAM: [ram_lo, ram_hi) */
+	uint64_t written;				/* pages actually written */
+	uint32_t status;
+	struct diskdump_header h;
+};
+
+static void put(int fd, uint64_t block, const void *buf, size_t len)
+{
+	if (pwrite(fd, buf, len, (off_t)(block * BS)) != (ssize_t)len)
+		abort();
+}
+
+static size_t fake_notes(char *buf)
+{
+	/* One CORE/NT_PRSTATUS note and a VMCOREINFO note. */
+	Elf64_Nhdr *n = (Elf64_Nhdr *)buf;
+	size_t off;
+	const char *vmci = "OSRELEASE=6.12.0\nPAGESIZE=4096\n";
+
+	n->n_namesz = 5;
+	n->n_descsz = 336;
+	n->n_type = NT_PRSTATUS;
+	memcpy(buf + 12, "CORE", 5);
+	memset(buf + 20, 0, 336);
+	buf[20 + 32] = 42;	/* pr_pid */
+	off = 12 + 8 + 336;
+	n = (Elf64_Nhdr *)(buf + off);
+	n->n_namesz = 11;
+	n->n_descsz = (Elf64_Word)strlen(vmci);
+	n->n_type = 0;
+	memcpy(buf + off + 12, "VMCOREINFO", 11);
+	memcpy(buf + off + 24, vmci, strlen(vmci));
+	return off + 24 + ((strlen(vmci) + 3) & ~3UL);
+}
+
+static void fill_page(uint64_t *page, uint64_t pfn)
+{
+	for (int w = 0; w < BS / 8; w++)
+		page[w] = PAT ^ (pfn * BS + (uint64_t)w * 8);
+}
+
+/* Format, then write a dump of RAM [ram_lo, ram_hi) into the image. */
+static void make_dump(struct img *im)
+{
+	char block[BS] = { 0 }, notes[BS] = { 0 };
+	struct diskdump_header *h = &im->h;
+	uint64_t pfn, rank = 0;
+	size_t nsz = fake_notes(notes);
+	int fd;
+
+	fd = open(im->path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)(im->blocks * BS)))
+		abort();
+	for (uint64_t b = 0; b < im->blocks; b++) {
+		dd_fill_fmt_block(block, b, im->blocks);
+		put(fd, b, block, BS);
+	}
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, DISKDUMP_HDR_MAGIC, 8);
+	h->endian = DISKDUMP_ENDIAN_MARK;
+	h->version = DISKDUMP_HDR_VERSION;
+	h->header_size = sizeof(*h);
+	h->block_size = BS;
+	h->status = im->status;
+	h->nr_cpus = 1;
+	h->nr_cpu_notes = 1;
+	h->partition_blocks = im->blocks;
+	h->max_pfn = im->max_pfn;
+	h->note_block = 1;
+	h->note_size = nsz;
+	h->bitmap_block = 2;
+	h->bitmap_blocks = (im->max_pfn + BS * 8 - 1) / (BS * 8);
+	h->data_block = h->bitmap_block + 2 * h->bitmap_blocks;
+	h->nr_ram_pages = im->ram_hi - im->ram_lo;
+	h->nr_dump_pages = h->nr_ram_pages;
+	h->written_pages = im->status == DISKDUMP_STATUS_WRITING ? 0 : im->written;
+	if (im->written < h->nr_dump_pages && im->status != DISKDUMP_STATUS_WRITING)
+		h->flags = DISKDUMP_FLAG_TRUNCATED;
+	h->page_offset = 0xffff888000000000ULL;
+	h->kernel_vaddr = 0xffffffff81000000ULL;
+	h->kernel_paddr = im->ram_lo * BS;
+	h->kernel_size = 2 * BS;
+	strcpy(h->nodename, "unit");
+	strcpy(h->release, "6.12.0");
+	strcpy(h->panic_msg, "unit test panic");
+	h->crc = 0;
+	h->crc = dd_crc32(0, h, sizeof(*h));
+	memset(block, 0, BS);
+	memcpy(block, h, sizeof(*h));
+	put(fd, 0, block, BS);
+	put(fd, 1, notes, BS);
+	for (uint64_t b = 0; b < h->bitmap_blocks; b++) {
+		memset(block, 0, BS);
+		for (pfn = b * BS * 8; pfn < (b + 1) * BS * 8 && pfn < im->max_pfn; pfn++)
+			if (pfn >= im->ram_lo && pfn < im->ram_hi)
+				block[(pfn - b * BS * 8) / 8] |= (char)(1 << (pfn % 8));
+		put(fd, h->bitmap_block + b, block, BS);
+		put(fd, h->bitmap_block + h->bitmap_blocks + b, block, BS);
+	}
+	for (pfn = im->ram_lo; pfn < im->ram_hi && rank < im->written; pfn++, rank++) {
+		fill_page((uint64_t *)block, pfn);
+		put(fd, h->data_block + rank, block, BS);
+	}
+	close(fd);
+}
+
+static void img_init(struct img *im, const char *name, uint64_t blocks)
+{
+	memset(im, 0, sizeof(*im));
+	snprintf(im->path, sizeof(im->path), "%s/%s", tmpdir, name);
+	im->blocks = blocks;
+	im->max_pfn = 300;
+	im->ram_lo = 16;
+	im->ram_hi = 200;
+	im->written = im->ram_hi - im->ram_lo;
+	im->status = DISKDUMP_STATUS_COMPLETE;
+}
+
+/* Patch a header field and fix the crc (or not). */
+static void rewrite_header(struct img *im, int fix_crc)
+{
+	int fd = open(im->path, O_RDWR);
+
+	if (fix_crc) {
+		im->h.crc = 0;
+		im->h.crc = dd_crc32(0, &im->h, sizeof(im->h));
+	}
+	put(fd, 0, &im->h, sizeof(im->h));
+	close(fd);
+}
+
+static int load(struct img *im, struct dd_dump *d, char *why)
+{
+	struct dd_dev dev;
+	int ret;
+
+	if (dd_open(&dev, im->path, false))
+		return -100;
+	ret = dd_load(&dev, d, why, 256);
+	dd_close(&dev);
+	return ret;
+}
+
+/* Save through savecore's own code into @out; returns the ELF bytes. */
+static char *save_elf(struct img *im, size_t *len)
+{
+	struct dd_dump d;
+	struct dd_dev dev;
+	char why[256], out[300];
+	struct stat st;
+	char *buf;
+	int fd;
+
+	if (dd_open(&dev, im->path, false) || dd_load(&dev, &d, why, sizeof(why)) ||
+	    dd_plan_segments(&d))
+		return NULL;
+	snprintf(out, sizeof(out), "%s.elf", im->path);
+	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || dd_write_elf(&dev, &d, fd))
+		return NULL;
+	fstat(fd, &st);
+	if ((uint64_t)st.st_size != dd_elf_size(&d))
+		return NULL;
+	buf = malloc((size_t)st.st_size);
+	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
+		return NULL;
+	*len = (size_t)st.st_size;
+	close(fd);
+	dd_close(&dev);
+	dd_free(&d);
+	return buf;
+}
+
+static const uint64_t *elf_phys(const char *elf, uint64_t pa, int *kernel_seen)
+{
+	const Elf64_Ehdr *eh = (const void *)elf;
+	const Elf64_Phdr *ph = (const void *)(elf + eh->e_phoff);
+	const uint64_t *found = NULL;
+
+	for (int i = 0; i < eh->e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD || pa < ph[i].p_paddr ||
+		    pa >= ph[i].p_paddr + ph[i].p_filesz)
+			continue;
+		if (ph[i].p_vaddr >= 0xffffffff80000000ULL)
+			*kernel_seen = 1;
+		else
+			found = (const void *)(elf + ph[i].p_offset + (pa - ph[i].p_paddr));
+	}
+	return found;
+}
+
+/* ---- tests ---- */
+
+static int test_crc32_vector(void)
+{
+	CHECK(dd_crc32(0, "123456789", 9) == 0xcbf43926u);
+	CHECK(dd_crc32(0, "", 0) == 0);
+	return 0;
+}
+
+static int test_fmt_block_roundtrip(void)
+{
+	char b[BS];
+
+	dd_fill_fmt_block(b, 7, 100);
+	CHECK(dd_is_fmt_block(b, 7));
+	CHECK(!dd_is_fmt_block(b, 8));
+	b[0] ^= 1;
+	CHECK(!dd_is_fmt_block(b, 7));
+	return 0;
+}
+
+static int test_foreign_signatures(void)
+{
+	static unsigned char buf[128 * 1024];
+
+	memset(buf, 0, sizeof(buf));
+	CHECK(dd_foreign_signature(buf, sizeof(buf)) == NULL);
+	buf[1080] = 0x53;
+	buf[1081] = 0xef;
+	CHECK(strstr(dd_foreign_signature(buf, sizeof(buf)), "ext"));
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + 4086, "SWAPSPACE2", 10);
+	CHECK(strstr(dd_foreign_signature(buf, sizeof(buf)), "swap"));
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, DISKDUMP_HDR_MAGIC, 8);
+	CHECK(strstr(dd_foreign_signature(buf, sizeof(buf)), "savecore"));
+	return 0;
+}
+
+static int test_complete_dump_to_elf(void)
+{
+	struct img im;
+	size_t len;
+	char *elf;
+	int kernel = 0;
+
+	img_init(&im, "complete", 600);
+	make_dump(&im);
+	elf = save_elf(&im, &len);
+	CHECK(elf);
+	CHECK(!memcmp(elf, ELFMAG, SELFMAG));
+	CHECK(((Elf64_Ehdr *)elf)->e_type == ET_CORE);
+	CHECK(((Elf64_Ehdr *)elf)->e_flags == 0);
+	CHECK(((Elf64_Phdr *)(elf + 64))->p_type == PT_NOTE);
+	for (uint64_t pfn = im.ram_lo; pfn < im.ram_hi; pfn++) {
+		const uint64_t *p = elf_phys(elf, pfn * BS, &kernel);
+
+		CHECK(p);
+		CHECK(p[0] == (PAT ^ (pfn * BS)));
+		CHECK(p[511] == (PAT ^ (pfn * BS + 511 * 8)));
+	}
+	CHECK(kernel);		/* the kernel image segment exists */
+	CHECK(!elf_phys(elf, 0, &kernel));	/* no RAM there: no segment */
+	CHECK(!elf_phys(elf, im.ram_hi * BS, &kernel));
+	free(elf);
+	return 0;
+}
+
+static int test_truncated_dump_is_partial(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char why[256];
+	size_t len;
+	char *elf;
+	int k = 0;
+
+	img_init(&im, "trunc", 600);
+	im.written = 50;
+	im.status = DISKDUMP_STATUS_INCOMPLETE;
+	make_dump(&im);
+	CHECK(load(&im, &d, why) == 0);
+	CHECK(d.present == 50);
+	dd_free(&d);
+	elf = save_elf(&im, &len);
+	CHECK(elf);
+	CHECK(((Elf64_Ehdr *)elf)->e_flags & 1);	/* DUMP_ELF_INCOMPLETE */
+	CHECK(elf_phys(elf, (im.ram_lo + 49) * BS, &k));
+	CHECK(!elf_phys(elf, (im.ram_lo + 50) * BS, &k));
+	free(elf);
+	return 0;
+}
+
+static int test_interrupted_dump_is_scanned(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char why[256];
+
+	img_init(&im, "writing", 600);
+	im.written = 77;
+	im.status = DISKDUMP_STATUS_WRITING;
+	make_dump(&im);
+	CHECK(load(&im, &d, why) == 0);
+	CHECK(d.present == 77);
+	dd_free(&d);
+	return 0;
+}
+
+static int test_empty_and_foreign(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char why[256], zero[BS] = { 0 };
+	int fd;
+
+	img_init(&im, "empty", 64);
+	make_dump(&im);
+	fd = open(im.path, O_RDWR);
+	dd_fill_fmt_block(zero, 0, 64);
+	put(fd, 0, zero, BS);
+	close(fd);
+	CHECK(load(&im, &d, why) == -EX_NODUMP);
+	fd = open(im.path, O_RDWR);
+	memset(zero, 0, BS);
+	put(fd, 0, zero, BS);
+	close(fd);
+	CHECK(load(&im, &d, why) == -EX_NODUMP);
+	CHECK(strstr(why, "not formatted"));
+	return 0;
+}
+
+static int test_corrupt_headers_are_refused(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char why[256];
+	struct diskdump_header good;
+
+	img_init(&im, "corrupt", 600);
+	make_dump(&im);
+	good = im.h;
+
+	im.h.max_pfn = 301;	/* crc no longer matches */
+	rewrite_header(&im, 0);
+	CHECK(load(&im, &d, why) == -EX_CORRUPT);
+	CHECK(strstr(why, "checksum"));
+
+	struct { __u64 *field; uint64_t value; const char *what; } cases[] = {
+		{ &im.h.max_pfn, 1ULL << 50, "implausible" },
+		{ &im.h.bitmap_blocks, 1ULL << 40, "bitmap" },
+		{ &im.h.note_size, 1ULL << 62, "note" },
+		{ &im.h.written_pages, 1ULL << 62, "written" },
+		{ &im.h.partition_blocks, 1ULL << 62, "blocks" },
+		{ &im.h.data_block, 3, "bitmap placement" },
+		{ &im.h.nr_dump_pages, 100, "pages" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		im.h = good;
+		*cases[i].field = cases[i].value;
+		rewrite_header(&im, 1);
+		CHECK(load(&im, &d, why) < 0);
+		if (!strstr(why, cases[i].what)) {
+			fprintf(stderr, "  case %zu: '%s' lacks '%s'\n", i, why, cases[i].what);
+			return 1;
+		}
+		dd_free(&d);
+	}
+	return 0;
+}
+
+static int run(char *const argv[])
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);
+		dup2(null, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int test_savecore_binary_cycle(void)
+{
+	struct img im;
+	char out[300], vmcore[400], cmd[700];
+	char *check[] = { "./savecore", "-c", im.path, NULL };
+	char *save[] = { "./savecore", "-q", im.path, out, NULL };
+	struct stat st;
+
+	img_init(&im, "cycle", 600);
+	make_dump(&im);
+	snprintf(out, sizeof(out), "%s/crash", tmpdir);
+	CHECK(run(check) == EX_OK);
+	CHECK(run(save) == EX_OK);
+	snprintf(cmd, sizeof(cmd), "ls %s/unit-*/vmcore >/dev/null", out);
+	CHECK(system(cmd) == 0);
+	snprintf(vmcore, sizeof(vmcore), "%s/crash", tmpdir);
+	CHECK(stat(vmcore, &st) == 0 && (st.st_mode & 0777) == 0700);
+	/* formatted again: no dump any more */
+	CHECK(run(check) == EX_NODUMP);
+	CHECK(run(save) == EX_NODUMP);
+	return 0;
+}
+
+static int test_savecore_keeps_corrupt_dump(void)
+{
+	struct img im;
+	char out[300];
+	char *save[] = { "./savecore", "-q", im.path, out, NULL };
+	char *check[] = { "./savecore", "-c", im.path, NULL };
+
+	img_init(&im, "keep", 600);
+	make_dump(&im);
+	im.h.crc ^= 1;
+	rewrite_header(&im, 0);
+	snprintf(out, sizeof(out), "%s/crash2", tmpdir);
+	CHECK(run(save) == EX_CORRUPT);
+	CHECK(run(check) == EX_CORRUPT);	/* still there, untouched */
+	return 0;
+}
+
+static int test_savecore_no_space(void)
+{
+	struct img im;
+	char *save[] = { "./savecore", "-q", "-m", "1048576", im.path, tmpdir, NULL };
+	char *check[] = { "./savecore", "-c", im.path, NULL };
+
+	img_init(&im, "nospace", 600);
+	make_dump(&im);
+	/* -m 1048576: keep 1 TiB free, which no test machine has */
+	CHECK(run(save) == EX_NOSPACE);
+	CHECK(run(check) == EX_OK);		/* the dump is not lost */
+	return 0;
+}
+
+static int test_diskdumpfmt(void)
+{
+	char path[300];
+	char *fmt[] = { "./diskdumpfmt", "-q", path, NULL };
+	char *force[] = { "./diskdumpfmt", "-q", "-f", path, NULL };
+	char b[BS], sb[2048] = { 0 };
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/fmt.img", tmpdir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && ftruncate(fd, 40 * BS) == 0);
+	sb[1080] = 0x53;
+	sb[1081] = (char)0xef;
+	CHECK(pwrite(fd, sb, sizeof(sb), 0) == sizeof(sb));
+	CHECK(run(fmt) == EX_ERROR);		/* an ext4 signature: refused */
+	CHECK(pread(fd, b, BS, 0) == BS && b[1080] == 0x53);
+	CHECK(run(force) == EX_OK);
+	for (uint64_t i = 0; i < 40; i++) {
+		CHECK(pread(fd, b, BS, (off_t)(i * BS)) == BS);
+		CHECK(dd_is_fmt_block(b, i));
+	}
+	close(fd);
+	return 0;
+}
+
+int main(void)
+{
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	RUN(test_crc32_vector);
+	RUN(test_fmt_block_roundtrip);
+	RUN(test_foreign_signatures);
+	RUN(test_complete_dump_to_elf);
+	RUN(test_truncated_dump_is_partial);
+	RUN(test_interrupted_dump_is_scanned);
+	RUN(test_empty_and_foreign);
+	RUN(test_corrupt_headers_are_refused);
+	RUN(test_savecore_binary_cycle);
+	RUN(test_savecore_keeps_corrupt_dump);
+	RUN(test_savecore_no_space);
+	RUN(test_diskdumpfmt);
+	if (!failed) {
+		char cmd[64];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+		if (system(cmd))
+			fprintf(stderr, "could not remove %s\n", tmpdir);
+	}
+	printf("unit: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
