@@ -34,10 +34,10 @@ unit: deps
 lint: kernel
 	@scripts/lint.sh $(KSRC) $(KOBJ)
 
-scenarios: kernel initramfs
+scenarios: kernel initramfs tools
 	@tests/run-scenarios.sh
 
-scenario: kernel initramfs
+scenario: kernel initramfs tools
 	@tests/run-scenarios.sh $(NAME)
 
 check: deps

@@ -182,6 +182,16 @@ config DISKDUMP_TEST
 	  corrupt diskdump's own data, to test that the panic-time self
 	  check refuses to dump.  For testing only: say N.
 
+config DISKDUMP_KUNIT_TEST
+	bool "KUnit tests of diskdump's crashdump mode" if !KUNIT_ALL_TESTS
+	depends on DISKDUMP && KUNIT=y
+	default KUNIT_ALL_TESTS
+	help
+	  KUnit tests of the timers and tasklets that diskdump runs while
+	  dumping, and of its self check.  They run at boot.
+
+	  If unsure, say N.
+
 endif # BLK_DEV
 ''')
     edit('drivers/block/Makefile', '''obj-$(CONFIG_BLK_DEV_UBLK)			+= ublk_drv.o

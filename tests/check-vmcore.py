@@ -116,7 +116,7 @@ def main():
                     print('  page %#x: first words %s' % (pfn, [hex(w) for w in words[:2]]))
         print('pattern: %d pages listed, %d match, %d wrong, %d missing' %
               (len(pfns), ok, wrong, missing))
-        if wrong or not ok or (missing and not a.allow_missing):
+        if wrong or (not ok and not a.allow_missing) or (missing and not a.allow_missing):
             print('FAIL: pattern pages')
             bad += 1
     print('vmcore check: %s' % ('FAIL' if bad else 'ok'))

@@ -125,7 +125,7 @@ check_gdb() {
 		"$VMLINUX" "$vmcore" >"$out" 2>&1 || true
 	grep -q "diskdump_panic" "$out" || { cat "$out"; fail "gdb: no backtrace into diskdump_panic"; }
 	grep -q "\"$release\"" "$out" || { cat "$out"; fail "gdb: cannot read init_uts_ns"; }
-	note "gdb: $(grep -c '^#' "$out") frames, threads: $(grep -c 'LWP' "$out")"
+	note "gdb: $(grep -c '^#' "$out") frames, threads: $(grep -cE '^[* ] +[0-9]+ +LWP' "$out")"
 }
 
 # check_dmesg PANIC_REGEX: makedumpfile extracts the kernel log through
@@ -150,4 +150,55 @@ check_crash() {
 	grep -Eq "^PID: +[0-9]+ +TASK: [0-9a-f]+ +CPU: [0-9]+ +COMMAND: \"$1\"" "$out" ||
 		{ cat "$out"; fail "crash did not find the panic task $1"; }
 	note "crash: panic task found: $(grep -E '^PID:' "$out" | head -1 | tr -s ' ')"
+}
+
+# part_geom DISK N: "START_SECTOR NR_SECTORS" of partition N.
+part_geom() {
+	sfdisk -J "$1" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][int(sys.argv[1])-1]; print(p["start"], p["size"])' "$2"
+}
+
+# part_out DISK N FILE / part_in DISK N FILE: copy partition N out and back.
+part_out() {
+	local g
+	g=($(part_geom "$1" "$2"))
+	dd if="$1" of="$3" bs=512 skip="${g[0]}" count="${g[1]}" status=none
+}
+part_in() {
+	local g
+	g=($(part_geom "$1" "$2"))
+	dd if="$3" of="$1" bs=512 seek="${g[0]}" conv=notrunc status=none
+}
+
+# part_sum DISK N: sha256 of partition N.
+part_sum() {
+	local g
+	g=($(part_geom "$1" "$2"))
+	dd if="$1" bs=512 skip="${g[0]}" count="${g[1]}" status=none | sha256sum | cut -d' ' -f1
+}
+
+# host_format DISK N: diskdumpfmt partition N from the host.
+host_format() {
+	part_out "$1" "$2" "$WORK/part.tmp"
+	tools/savecore/diskdumpfmt -q "$WORK/part.tmp"
+	part_in "$1" "$2" "$WORK/part.tmp"
+	rm -f "$WORK/part.tmp"
+}
+
+# host_mkfs DISK N: an ext4 file system with a file in it on partition N.
+host_mkfs() {
+	part_out "$1" "$2" "$WORK/part.tmp"
+	mkfs.ext4 -q -F "$WORK/part.tmp"
+	head -c 1M /dev/urandom >"$WORK/payload"
+	debugfs -w -R "write $WORK/payload payload" "$WORK/part.tmp" >/dev/null 2>&1
+	part_in "$1" "$2" "$WORK/part.tmp"
+	rm -f "$WORK/part.tmp"
+}
+
+# host_fsck DISK N: e2fsck -fn of partition N, quiet; returns its status.
+host_fsck() {
+	part_out "$1" "$2" "$WORK/part.tmp"
+	e2fsck -fn "$WORK/part.tmp" >"$WORK/fsck.txt" 2>&1
+	local rc=$?
+	rm -f "$WORK/part.tmp"
+	return $rc
 }

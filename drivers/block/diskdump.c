@@ -58,6 +58,8 @@
 
 int diskdump_mode;
 EXPORT_SYMBOL_GPL(diskdump_mode);
+int diskdump_cpu = -1;
+EXPORT_SYMBOL_GPL(diskdump_cpu);
 
 static DEFINE_MUTEX(diskdump_mutex);
 static LIST_HEAD(disk_dump_types);
@@ -708,6 +710,7 @@ bool diskdump_panic(const char *msg)
 		return true;
 
 	dds.clock_base_ns = ktime_get_mono_fast_ns();
+	WRITE_ONCE(diskdump_cpu, smp_processor_id());
 	WRITE_ONCE(diskdump_mode, 1);
 	list_for_each_entry(dev, &disk_dump_devices, list) {
 		list_for_each_entry(part, &dev->partitions, list) {
@@ -1085,3 +1088,7 @@ static int __init diskdump_init(void)
 	return 0;
 }
 late_initcall(diskdump_init);
+
+#if IS_ENABLED(CONFIG_DISKDUMP_KUNIT_TEST)
+#include "diskdump_test.c"
+#endif

@@ -3,4 +3,4 @@ SMP=4
 dump_scenario ddtest=smp4 ddmib=16 ddtrigger=sysrq
 check_saved_dump "sysrq triggered crash" 4
 check_gdb
-grep -c "LWP" "$WORK/gdb.txt" | grep -qx 4 || fail "gdb does not show four threads"
+[ "$(grep -cE "^[* ] +[0-9]+ +LWP" "$WORK/gdb.txt")" = 4 ] || fail "gdb does not show four threads"

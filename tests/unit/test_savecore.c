@@ -196,7 +196,7 @@ static char *save_elf(struct img *im, size_t *len)
 	int fd;
 
 	if (dd_open(&dev, im->path, false) || dd_load(&dev, &d, why, sizeof(why)) ||
-	    dd_plan_segments(&d))
+	    dd_plan_segments(&dev, &d))
 		return NULL;
 	snprintf(out, sizeof(out), "%s.elf", im->path);
 	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -298,6 +298,24 @@ static int test_complete_dump_to_elf(void)
 	CHECK(!elf_phys(elf, 0, &kernel));	/* no RAM there: no segment */
 	CHECK(!elf_phys(elf, im.ram_hi * BS, &kernel));
 	free(elf);
+	return 0;
+}
+
+static int test_vmcoreinfo_lookup(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char why[256], val[64];
+
+	img_init(&im, "vmci", 600);
+	make_dump(&im);
+	CHECK(load(&im, &d, why) == 0);
+	CHECK(dd_vmcoreinfo(&d, "OSRELEASE", val, sizeof(val)));
+	CHECK(!strcmp(val, "6.12.0"));
+	CHECK(dd_vmcoreinfo(&d, "PAGESIZE", val, sizeof(val)) && !strcmp(val, "4096"));
+	CHECK(!dd_vmcoreinfo(&d, "PAGE", val, sizeof(val)));
+	CHECK(!dd_vmcoreinfo(&d, "SYMBOL(swapper_pg_dir)", val, sizeof(val)));
+	dd_free(&d);
 	return 0;
 }
 
@@ -510,6 +528,7 @@ int main(void)
 	RUN(test_fmt_block_roundtrip);
 	RUN(test_foreign_signatures);
 	RUN(test_complete_dump_to_elf);
+	RUN(test_vmcoreinfo_lookup);
 	RUN(test_truncated_dump_is_partial);
 	RUN(test_interrupted_dump_is_scanned);
 	RUN(test_empty_and_foreign);

@@ -30,6 +30,7 @@
 
 #define COPY_CHUNK	256		/* blocks per read: 1 MiB */
 #define DUMP_ELF_INCOMPLETE 0x1		/* e_flags bit crash(8) honours */
+#define NT_PRSTATUS_TYPE 1
 
 static struct {
 	bool check_only, verbose, keep, force, quiet;
@@ -148,6 +149,8 @@ void dd_free(struct dd_dump *d)
 	free(d->dump_map);
 	free(d->notes);
 	free(d->segs);
+	free(d->rank_base);
+	d->rank_base = NULL;
 	d->ram_map = d->dump_map = NULL;
 	d->notes = NULL;
 	d->segs = NULL;
@@ -210,7 +213,159 @@ static int add_runs(struct dd_dump *d, uint64_t lo_pfn, uint64_t hi_pfn,
 	return 0;
 }
 
-int dd_plan_segments(struct dd_dump *d)
+/* ---- page tables, to give gdb the vmalloc'd stacks of the CPUs ---- */
+
+#define START_KERNEL_MAP	0xffffffff80000000ULL
+#define PTE_ADDR_MASK		0x000ffffffffff000ULL
+#define THREAD_SIZE		(16 * 1024)
+#define KERNEL_SPACE_START	0xffff800000000000ULL
+
+/* Look a KEY=value up in the VMCOREINFO note; value as text, or NULL. */
+const char *dd_vmcoreinfo(const struct dd_dump *d, const char *key, char *val,
+			  size_t vallen)
+{
+	size_t off = 0, klen = strlen(key);
+
+	while (off + 12 <= d->h.note_size) {
+		const uint32_t *n = (const uint32_t *)(d->notes + off);
+		size_t namesz = n[0], descsz = n[1];
+		size_t name_off = off + 12, desc_off = name_off + ((namesz + 3) & ~3UL);
+
+		if (namesz > d->h.note_size || descsz > d->h.note_size ||
+		    desc_off + descsz > d->h.note_size)
+			return NULL;
+		if (namesz == 11 && !memcmp(d->notes + name_off, "VMCOREINFO", 11)) {
+			const char *p = d->notes + desc_off, *end = p + descsz;
+
+			while (p < end) {
+				const char *nl = memchr(p, '\n', (size_t)(end - p));
+				size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+				if (len > klen && !memcmp(p, key, klen) && p[klen] == '=') {
+					snprintf(val, vallen, "%.*s", (int)(len - klen - 1), p + klen + 1);
+					return val;
+				}
+				p += len + 1;
+			}
+			return NULL;
+		}
+		off = desc_off + ((descsz + 3) & ~3UL);
+	}
+	return NULL;
+}
+
+/* Rank of @pfn among the dumped pages, or -1 if its page is not saved. */
+static int64_t pfn_rank(struct dd_dump *d, uint64_t pfn)
+{
+	uint64_t chunk, rank, p;
+
+	if (pfn >= d->h.max_pfn || !dd_test_bit(d->dump_map, pfn))
+		return -1;
+	if (!d->rank_base) {
+		uint64_t nchunks = d->h.max_pfn / 4096 + 1;
+
+		d->rank_base = calloc(nchunks, sizeof(*d->rank_base));
+		if (!d->rank_base)
+			return -1;
+		for (rank = 0, p = 0; p < d->h.max_pfn; p++) {
+			if (p % 4096 == 0)
+				d->rank_base[p / 4096] = rank;
+			rank += dd_test_bit(d->dump_map, p);
+		}
+	}
+	chunk = pfn / 4096;
+	rank = d->rank_base[chunk];
+	for (p = chunk * 4096; p < pfn; p++)
+		rank += dd_test_bit(d->dump_map, p);
+	return rank < d->present ? (int64_t)rank : -1;
+}
+
+static int read_phys_u64(struct dd_dev *dev, struct dd_dump *d, uint64_t pa,
+			 uint64_t *val)
+{
+	int64_t rank = pfn_rank(d, pa / DISKDUMP_BLOCK_SIZE);
+	uint64_t off;
+
+	if (rank < 0)
+		return -1;
+	off = (d->h.data_block + (uint64_t)rank) * DISKDUMP_BLOCK_SIZE +
+	      pa % DISKDUMP_BLOCK_SIZE;
+	return pread(dev->fd, val, 8, (off_t)off) == 8 ? 0 : -1;
+}
+
+/* Walk the 4-level kernel page tables in the dump; physical address or -1. */
+static int64_t dd_translate(struct dd_dev *dev, struct dd_dump *d,
+			    uint64_t pgd_pa, uint64_t va)
+{
+	static const int shift[] = { 39, 30, 21, 12 };
+	uint64_t table = pgd_pa, e = 0;
+
+	for (int level = 0; level < 4; level++) {
+		if (read_phys_u64(dev, d, table + ((va >> shift[level]) & 511) * 8, &e) ||
+		    !(e & 1))
+			return -1;
+		if (level > 0 && level < 3 && (e & 0x80)) {	/* 1 GiB or 2 MiB page */
+			uint64_t size = 1ULL << shift[level];
+
+			return (int64_t)(((e & PTE_ADDR_MASK) & ~(size - 1)) | (va & (size - 1)));
+		}
+		table = e & PTE_ADDR_MASK;
+	}
+	return (int64_t)(table | (va & 0xfff));
+}
+
+/*
+ * gdb reads a core by virtual address, through the PT_LOADs only.  With
+ * CONFIG_VMAP_STACK the stacks live in vmalloc space, outside the direct
+ * map: add a segment for each page of the stack every CPU was running on.
+ */
+static int map_cpu_stacks(struct dd_dev *dev, struct dd_dump *d)
+{
+	char val[64];
+	uint64_t pgd_pa, phys_base, off = 0;
+
+	if (!dd_vmcoreinfo(d, "SYMBOL(swapper_pg_dir)", val, sizeof(val)))
+		return 0;
+	pgd_pa = strtoull(val, NULL, 16);
+	if (!dd_vmcoreinfo(d, "NUMBER(phys_base)", val, sizeof(val)))
+		return 0;
+	phys_base = (uint64_t)strtoll(val, NULL, 10);
+	if (dd_vmcoreinfo(d, "NUMBER(pgtable_l5_enabled)", val, sizeof(val)) &&
+	    strcmp(val, "0"))
+		return 0;	/* 5-level paging: not handled, gdb gets no stacks */
+	if (pgd_pa < START_KERNEL_MAP)
+		return 0;
+	pgd_pa = pgd_pa - START_KERNEL_MAP + phys_base;
+
+	while (off + 12 <= d->h.note_size) {
+		const uint32_t *n = (const uint32_t *)(d->notes + off);
+		size_t desc_off = off + 12 + ((n[0] + 3) & ~3UL);
+
+		if (desc_off + n[1] > d->h.note_size)
+			break;
+		if (n[2] == NT_PRSTATUS_TYPE && n[1] >= 112 + 27 * 8) {
+			uint64_t rsp, base;
+
+			memcpy(&rsp, d->notes + desc_off + 112 + 19 * 8, 8);
+			base = rsp & ~(uint64_t)(THREAD_SIZE - 1);
+			for (uint64_t va = base; rsp >= KERNEL_SPACE_START &&
+			     va < base + THREAD_SIZE; va += DISKDUMP_BLOCK_SIZE) {
+				int64_t pa = dd_translate(dev, d, pgd_pa, va), rank;
+
+				if (pa < 0)
+					continue;
+				rank = pfn_rank(d, (uint64_t)pa / DISKDUMP_BLOCK_SIZE);
+				if (rank >= 0 && add_seg(d, va, (uint64_t)pa & ~0xfffULL, 1,
+							 (uint64_t)rank))
+					return -1;
+			}
+		}
+		off = desc_off + ((n[1] + 3) & ~3UL);
+	}
+	return 0;
+}
+
+int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d)
 {
 	const struct diskdump_header *h = &d->h;
 	uint64_t klo = h->kernel_paddr / DISKDUMP_BLOCK_SIZE;
@@ -221,7 +376,9 @@ int dd_plan_segments(struct dd_dump *d)
 	/* The kernel image first, so readers find its mapping (and phys_base). */
 	if (h->kernel_size && add_runs(d, klo, khi, h->kernel_vaddr, h->kernel_paddr))
 		return -1;
-	return add_runs(d, 0, h->max_pfn, h->page_offset, 0);
+	if (add_runs(d, 0, h->max_pfn, h->page_offset, 0))
+		return -1;
+	return map_cpu_stacks(dev, d);
 }
 
 /* Write @len bytes of the partition's page blocks from @rank to @off of @fd. */
@@ -438,7 +595,7 @@ static int save(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	FILE *f;
 	int fd, ret;
 
-	if (dd_plan_segments(d)) {
+	if (dd_plan_segments(dev, d)) {
 		fprintf(stderr, "savecore: %s: the dump is too fragmented to save\n", dev->path);
 		return EX_CORRUPT;
 	}

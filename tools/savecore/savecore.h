@@ -25,12 +25,15 @@ struct dd_dump {
 	struct dd_seg *segs;
 	size_t nr_segs;
 	size_t cap_segs;
+	uint64_t *rank_base;	/* dumped pages below each 4096-PFN chunk */
 };
 
 /* 0, or minus an EX_* code with a reason in why. */
 int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen);
 uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h);
-int dd_plan_segments(struct dd_dump *d);
+int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d);
+const char *dd_vmcoreinfo(const struct dd_dump *d, const char *key, char *val,
+			  size_t vallen);
 uint64_t dd_elf_size(const struct dd_dump *d);
 int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd);
 void dd_free(struct dd_dump *d);

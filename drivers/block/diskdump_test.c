@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests of diskdump's crashdump mode: timers and tasklets diverted to
+ * its private lists and run from its poll loop, and the self check.
+ *
+ * Included from diskdump.c, to reach its static functions.  Each test enters
+ * crashdump mode on its own CPU with interrupts off, as a dump does; the
+ * other CPUs keep running normally, since crashdump_mode() is false there.
+ */
+#include <kunit/test.h>
+
+static int kt_calls;
+static bool kt_rearm;
+
+static void kt_timer_fn(struct timer_list *t)
+{
+	kt_calls++;
+	if (kt_rearm)
+		mod_timer(t, jiffies);	/* always already expired */
+}
+
+static void kt_tasklet_fn(struct tasklet_struct *t)
+{
+	kt_calls++;
+}
+
+static unsigned long kt_enter(void)
+{
+	unsigned long flags;
+
+	local_irq_save(flags);
+	kt_calls = 0;
+	kt_rearm = false;
+	WRITE_ONCE(diskdump_cpu, smp_processor_id());
+	WRITE_ONCE(diskdump_mode, 1);
+	return flags;
+}
+
+static void kt_leave(unsigned long flags)
+{
+	WRITE_ONCE(diskdump_mode, 0);
+	WRITE_ONCE(diskdump_cpu, -1);
+	local_irq_restore(flags);
+}
+
+static void dd_test_mode_is_per_cpu(struct kunit *test)
+{
+	unsigned long flags = kt_enter();
+	bool here = crashdump_mode(), elsewhere;
+
+	WRITE_ONCE(diskdump_cpu, nr_cpu_ids);	/* no such CPU */
+	elsewhere = crashdump_mode();
+	kt_leave(flags);
+	KUNIT_EXPECT_TRUE(test, here);
+	KUNIT_EXPECT_FALSE(test, elsewhere);
+	KUNIT_EXPECT_FALSE(test, crashdump_mode());
+}
+
+static void dd_test_mode_off_uses_wheel(struct kunit *test)
+{
+	struct timer_list t;
+
+	timer_setup_on_stack(&t, kt_timer_fn, 0);
+	mod_timer(&t, jiffies + 100 * HZ);
+	KUNIT_EXPECT_TRUE(test, timer_pending(&t));
+	KUNIT_EXPECT_FALSE(test, dd_timer_is_private(&t));
+	KUNIT_EXPECT_EQ(test, timer_delete_sync(&t), 1);
+	destroy_timer_on_stack(&t);
+}
+
+static void dd_test_mod_timer_diverted(struct kunit *test)
+{
+	struct timer_list t;
+	unsigned long flags;
+	int first, again, del;
+	bool priv;
+
+	timer_setup_on_stack(&t, kt_timer_fn, 0);
+	flags = kt_enter();
+	first = mod_timer(&t, jiffies + 100 * HZ);
+	priv = dd_timer_is_private(&t);
+	again = mod_timer(&t, jiffies + 200 * HZ);
+	diskdump_run_timers();		/* not expired: must not run */
+	del = timer_delete(&t);
+	kt_leave(flags);
+	KUNIT_EXPECT_EQ(test, first, 0);
+	KUNIT_EXPECT_TRUE(test, priv);
+	KUNIT_EXPECT_EQ(test, again, 1);
+	KUNIT_EXPECT_EQ(test, del, 1);
+	KUNIT_EXPECT_EQ(test, kt_calls, 0);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t));
+	KUNIT_EXPECT_TRUE(test, hlist_empty(&dd_timers));
+	destroy_timer_on_stack(&t);
+}
+
+static void dd_test_wheel_timer_moved_and_run(struct kunit *test)
+{
+	struct timer_list t;
+	unsigned long flags;
+	bool priv;
+	int calls;
+
+	timer_setup_on_stack(&t, kt_timer_fn, 0);
+	mod_timer(&t, jiffies + 100 * HZ);	/* armed before the "panic" */
+	flags = kt_enter();
+	mod_timer(&t, jiffies - 1);	/* a driver re-arms it while dumping */
+	priv = dd_timer_is_private(&t);
+	diskdump_run_timers();
+	calls = kt_calls;
+	kt_leave(flags);
+	KUNIT_EXPECT_TRUE(test, priv);
+	KUNIT_EXPECT_EQ(test, calls, 1);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t));
+	destroy_timer_on_stack(&t);
+}
+
+static void dd_test_rearming_timer_is_bounded(struct kunit *test)
+{
+	struct timer_list t;
+	unsigned long flags;
+	int calls, del;
+
+	timer_setup_on_stack(&t, kt_timer_fn, 0);
+	flags = kt_enter();
+	kt_rearm = true;
+	mod_timer(&t, jiffies);
+	diskdump_run_timers();
+	calls = kt_calls;
+	kt_rearm = false;
+	del = timer_delete_sync(&t);	/* must not wait in crashdump mode */
+	kt_leave(flags);
+	KUNIT_EXPECT_EQ(test, calls, DISKDUMP_MAX_TIMER_RUNS);
+	KUNIT_EXPECT_EQ(test, del, 1);
+	destroy_timer_on_stack(&t);
+}
+
+static void dd_test_tasklet_diverted(struct kunit *test)
+{
+	struct tasklet_struct t;
+	unsigned long flags;
+	int before, after, disabled, enabled;
+
+	tasklet_setup(&t, kt_tasklet_fn);
+	flags = kt_enter();
+	tasklet_schedule(&t);
+	before = kt_calls;		/* queued, not run */
+	diskdump_run_tasklets();
+	after = kt_calls;
+	tasklet_disable_nosync(&t);
+	tasklet_hi_schedule(&t);
+	diskdump_run_tasklets();	/* disabled: stays queued */
+	disabled = kt_calls;
+	tasklet_enable(&t);
+	diskdump_run_tasklets();
+	enabled = kt_calls;
+	kt_leave(flags);
+	KUNIT_EXPECT_EQ(test, before, 0);
+	KUNIT_EXPECT_EQ(test, after, 1);
+	KUNIT_EXPECT_EQ(test, disabled, 1);
+	KUNIT_EXPECT_EQ(test, enabled, 2);
+	KUNIT_EXPECT_PTR_EQ(test, dd_tasklets, NULL);
+	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &t.state));
+}
+
+static void dd_test_checksum_sees_corruption(struct kunit *test)
+{
+	u8 *victim = (u8 *)&dd.ram[DISKDUMP_MAX_RAM_RANGES - 1];
+	u32 good, bad, again;
+
+	mutex_lock(&diskdump_mutex);
+	good = diskdump_checksum();
+	*victim ^= 0x01;
+	bad = diskdump_checksum();
+	*victim ^= 0x01;
+	again = diskdump_checksum();
+	mutex_unlock(&diskdump_mutex);
+	KUNIT_EXPECT_NE(test, good, bad);
+	KUNIT_EXPECT_EQ(test, good, again);
+}
+
+static void dd_test_fmt_block(struct kunit *test)
+{
+	struct diskdump_fmt_block *fb = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fb);
+	memcpy(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN);
+	fb->endian = DISKDUMP_ENDIAN_MARK;
+	fb->block_size = DISKDUMP_BLOCK_SIZE;
+	fb->block_nr = 5;
+	KUNIT_EXPECT_TRUE(test, fmt_block_ok(fb, 5));
+	KUNIT_EXPECT_FALSE(test, fmt_block_ok(fb, 6));
+	fb->magic[0] = 'X';
+	KUNIT_EXPECT_FALSE(test, fmt_block_ok(fb, 5));
+}
+
+static struct kunit_case diskdump_test_cases[] = {
+	KUNIT_CASE(dd_test_mode_is_per_cpu),
+	KUNIT_CASE(dd_test_mode_off_uses_wheel),
+	KUNIT_CASE(dd_test_mod_timer_diverted),
+	KUNIT_CASE(dd_test_wheel_timer_moved_and_run),
+	KUNIT_CASE(dd_test_rearming_timer_is_bounded),
+	KUNIT_CASE(dd_test_tasklet_diverted),
+	KUNIT_CASE(dd_test_checksum_sees_corruption),
+	KUNIT_CASE(dd_test_fmt_block),
+	{}
+};
+
+static struct kunit_suite diskdump_test_suite = {
+	.name = "diskdump",
+	.test_cases = diskdump_test_cases,
+};
+kunit_test_suite(diskdump_test_suite);
