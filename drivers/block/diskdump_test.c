@@ -209,4 +209,5 @@ static struct kunit_suite diskdump_test_suite = {
 	.name = "diskdump",
 	.test_cases = diskdump_test_cases,
 };
+
 kunit_test_suite(diskdump_test_suite);
