@@ -33,7 +33,7 @@
 #define NT_PRSTATUS_TYPE 1
 
 static struct {
-	bool check_only, verbose, keep, force, quiet;
+	bool check_only, verbose, keep, force, quiet, map_stacks;
 	uint64_t min_free;		/* bytes */
 } opt;
 
@@ -324,6 +324,9 @@ static int map_cpu_stacks(struct dd_dev *dev, struct dd_dump *d)
 	char val[64];
 	uint64_t pgd_pa, phys_base, off = 0;
 
+	/* Off by default: crash 8.0.2 corrupts its heap on such segments. */
+	if (!opt.map_stacks)
+		return 0;
 	if (!dd_vmcoreinfo(d, "SYMBOL(swapper_pg_dir)", val, sizeof(val)))
 		return 0;
 	pgd_pa = strtoull(val, NULL, 16);
@@ -373,12 +376,17 @@ int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d)
 		       DISKDUMP_BLOCK_SIZE;
 
 	d->nr_segs = 0;
-	/* The kernel image first, so readers find its mapping (and phys_base). */
+	/*
+	 * Order matters to the readers: crash takes phys_base from the first
+	 * PT_LOAD at or above the kernel image mapping, makedumpfile the
+	 * direct-map base from the last PT_LOAD below it.  So: the CPU
+	 * stacks, the kernel image, then the direct map.
+	 */
+	if (map_cpu_stacks(dev, d))
+		return -1;
 	if (h->kernel_size && add_runs(d, klo, khi, h->kernel_vaddr, h->kernel_paddr))
 		return -1;
-	if (add_runs(d, 0, h->max_pfn, h->page_offset, 0))
-		return -1;
-	return map_cpu_stacks(dev, d);
+	return add_runs(d, 0, h->max_pfn, h->page_offset, 0);
 }
 
 /* Write @len bytes of the partition's page blocks from @rank to @off of @fd. */
@@ -502,6 +510,8 @@ static void usage(FILE *f)
 		"DIR/HOST-DATE/ (default DIR: /var/crash), then format DEVICE again.\n"
 		"  -c, --check         only tell whether DEVICE holds a dump (exit 0 if so)\n"
 		"  -k, --keep          do not format DEVICE after saving\n"
+		"  -s, --map-stacks    add PT_LOADs for the CPUs' vmalloc'd stacks, so that\n"
+		"                      gdb unwinds them (crash 8.0.2 then fails to open it)\n"
 		"  -m, --min-free MB   keep at least MB megabytes free in DIR\n"
 		"  -v, --verbose       say more\n"
 		"  -q, --quiet         print only errors\n"
@@ -660,6 +670,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "check", no_argument, NULL, 'c' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "map-stacks", no_argument, NULL, 's' },
 		{ "min-free", required_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -673,10 +684,11 @@ int main(int argc, char **argv)
 	struct dd_dev dev;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "ckm:vqhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "cksm:vqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': opt.check_only = true; break;
 		case 'k': opt.keep = true; break;
+		case 's': opt.map_stacks = true; break;
 		case 'm':
 			errno = 0;
 			opt.min_free = strtoull(optarg, &end, 10);
