@@ -62,6 +62,31 @@ scsi_disk() {
 	echo "-device lsi53c895a,id=scsi0 -drive file=$1,if=none,format=raw,id=dd0 -device scsi-hd,drive=dd0,bus=scsi0.0"
 }
 
+# scsi_hba N: qemu arguments for a further lsi53c895a, bus scsiN.
+scsi_hba() {
+	echo "-device lsi53c895a,id=scsi$1"
+}
+
+# scsi_hd FILE BUS ID [DRIVE_OPTS]: FILE as the disk with SCSI id ID on
+# bus BUS (scsi0, scsi1...).  DRIVE_OPTS replaces "file=FILE" (blkdebug).
+scsi_hd() {
+	local opts=${4:-file=$1}
+	echo "-drive $opts,if=none,format=raw,id=hd$2$3 -device scsi-hd,drive=hd$2$3,bus=$2.0,scsi-id=$3"
+}
+
+# info_of DEVICE: the info file savecore wrote for the dump from DEVICE.
+info_of() {
+	local f
+	f=$(grep -lx "device: $1" "$WORK"/out/crash/*/info 2>/dev/null | head -n1)
+	[ -n "$f" ] || fail "no dump saved from $1"
+	echo "$f"
+}
+
+# info_is INFO KEY VALUE: the info file says KEY: VALUE.
+info_is() {
+	grep -qx "$2: $3" "$1" || fail "$(basename "$(dirname "$1")")/info: wanted '$2: $3', got '$(grep "^$2:" "$1")'"
+}
+
 # extract_out: copy the output disk's files to $WORK/out/.
 extract_out() {
 	rm -rf "$WORK/out"

@@ -26,6 +26,7 @@
 #include <linux/delay.h>
 #include <linux/diskdump.h>
 #include <linux/file.h>
+#include <linux/hrtimer.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
 #include <linux/ioport.h>
@@ -100,6 +101,9 @@ static struct {
 	u64 unreadable_pages;
 	bool irqs_seen_on;
 } dds;
+
+/* Set by "test panic2": panic again part way through the dump. */
+static bool dd_test_second_panic;
 
 /* Timers and tasklets diverted to diskdump while crashdump_mode() is true. */
 static HLIST_HEAD(dd_timers);
@@ -287,7 +291,8 @@ EXPORT_SYMBOL_GPL(diskdump_udelay);
 static int dump_one_partition(struct disk_dump_partition *part,
 			      const char *msg);
 static int check_signatures(struct disk_dump_partition *part);
-static int write_dump(struct disk_dump_partition *part, const char *msg);
+static int write_dump(struct disk_dump_partition *part, const char *msg,
+		      u64 check_ns);
 static int write_pages(struct disk_dump_partition *part,
 		       struct diskdump_header *hdr);
 
@@ -490,6 +495,10 @@ static int write_pages(struct disk_dump_partition *part,
 				pr_emerg("%lu of %lu pages written\n", written,
 					 dd.nr_ram_pages);
 				next_report += dd.nr_ram_pages / 10;
+				if (IS_ENABLED(CONFIG_DISKDUMP_TEST) &&
+				    READ_ONCE(dd_test_second_panic) &&
+				    written >= dd.nr_ram_pages / 10 * 8)
+					panic("diskdump test: a second panic during the dump");
 			}
 		}
 	}
@@ -580,13 +589,16 @@ static void collect_notes(struct diskdump_header *hdr)
 	hdr->note_size = off;
 }
 
-static int write_dump(struct disk_dump_partition *part, const char *msg)
+static int write_dump(struct disk_dump_partition *part, const char *msg,
+		      u64 check_ns)
 {
 	struct diskdump_header *hdr = dd.hdr;
+	u64 start = ktime_get_mono_fast_ns();
 	unsigned long b;
 	int ret;
 
 	fill_header(hdr, part, msg);
+	hdr->check_ns = check_ns;
 	collect_notes(hdr);
 	if (hdr->data_block >= hdr->partition_blocks) {
 		pr_emerg("partition too small for the dump header\n");
@@ -612,6 +624,7 @@ static int write_dump(struct disk_dump_partition *part, const char *msg)
 	hdr->timers_run = dds.timers_run;
 	hdr->tasklets_run = dds.tasklets_run;
 	hdr->unreadable_pages = dds.unreadable_pages;
+	hdr->write_ns = ktime_get_mono_fast_ns() - start;
 	hdr->status = hdr->flags & (DISKDUMP_FLAG_IO_ERROR | DISKDUMP_FLAG_TRUNCATED) ?
 		      DISKDUMP_STATUS_INCOMPLETE : DISKDUMP_STATUS_COMPLETE;
 	/* Best effort for the final header even after an I/O error. */
@@ -624,6 +637,7 @@ static int dump_one_partition(struct disk_dump_partition *part,
 			      const char *msg)
 {
 	const struct disk_dump_device_ops *ops = part->dev->ops;
+	u64 start, check_ns;
 	int ret;
 
 	pr_emerg("trying partition %u:%u (%llu sectors at %llu)\n",
@@ -635,24 +649,33 @@ static int dump_one_partition(struct disk_dump_partition *part,
 		pr_emerg("sanity check failed (%d)\n", ret);
 		return ret;
 	}
+	start = ktime_get_mono_fast_ns();
 	ret = ops->quiesce(part->dev);
 	if (ret) {
 		pr_emerg("quiesce failed (%d)\n", ret);
 		return ret;
 	}
+	pr_emerg("quiesced in %llu ms\n",
+		 div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_MSEC));
+	start = ktime_get_mono_fast_ns();
 	ret = check_signatures(part);
 	if (ret)
 		return ret;
+	check_ns = ktime_get_mono_fast_ns() - start;
+	pr_emerg("signature check: %lu blocks in %llu ms\n", part_blocks(part),
+		 div_u64(check_ns, NSEC_PER_MSEC));
 	pr_emerg("writing %lu pages, interrupts %s\n", dd.nr_ram_pages,
 		 irqs_disabled() ? "off" : "ON");
-	ret = write_dump(part, msg);
+	ret = write_dump(part, msg, check_ns);
 	if (ops->shutdown(part->dev) && !ret)
 		ret = -EIO;
 	if (ret)
 		pr_emerg("dump failed (%d) after %llu pages\n", ret,
 			 dd.hdr->written_pages);
 	else
-		pr_emerg("dump complete: %llu pages%s\n", dd.hdr->written_pages,
+		pr_emerg("dump complete: %llu pages in %llu ms%s\n",
+			 dd.hdr->written_pages,
+			 div_u64(dd.hdr->write_ns, NSEC_PER_MSEC),
 			 dd.hdr->flags & DISKDUMP_FLAG_TRUNCATED ?
 			 " (truncated: the partition is too small)" : "");
 	return ret;
@@ -953,6 +976,50 @@ static int parse_device(const char *name, dev_t *devt)
 	return lookup_bdev(name, devt);
 }
 
+#ifdef CONFIG_DISKDUMP_TEST
+static enum hrtimer_restart dd_test_irq_panic(struct hrtimer *timer)
+{
+	panic("diskdump test: panic in hard interrupt context");
+	return HRTIMER_NORESTART;
+}
+
+/*
+ * Fault injection for the tests: "bug" oopses here, "corrupt" flips a byte
+ * the self-check covers, "irq" panics from a hard interrupt, "panic2"
+ * panics again part way through the dump.
+ */
+static int diskdump_test_command(const char *arg)
+{
+	static struct hrtimer irq_timer;
+	u8 *victim = (u8 *)&dd.ram[DISKDUMP_MAX_RAM_RANGES - 1];
+
+	if (!strcmp(arg, "bug"))
+		BUG();
+	if (!strcmp(arg, "irq")) {
+		hrtimer_init(&irq_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+		irq_timer.function = dd_test_irq_panic;
+		hrtimer_start(&irq_timer, ms_to_ktime(10), HRTIMER_MODE_REL_HARD);
+		return 0;
+	}
+	if (!strcmp(arg, "panic2")) {
+		WRITE_ONCE(dd_test_second_panic, true);
+		pr_warn("test: the next dump will panic after 80%% of the pages\n");
+		return 0;
+	}
+	if (strcmp(arg, "corrupt"))
+		return -EINVAL;
+	/* A byte the checksum covers, changed behind its back. */
+	*victim ^= 0xff;
+	pr_warn("test: corrupted a byte of diskdump's data at %p\n", victim);
+	return 0;
+}
+#else
+static int diskdump_test_command(const char *arg)
+{
+	return -EINVAL;
+}
+#endif
+
 static int diskdump_command(char *line)
 {
 	char *cmd, *arg, *extra;
@@ -967,19 +1034,8 @@ static int diskdump_command(char *line)
 		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME or MAJOR:MINOR)\n");
 		return -EINVAL;
 	}
-	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test")) {
-		u8 *victim = (u8 *)&dd.ram[DISKDUMP_MAX_RAM_RANGES - 1];
-
-		if (!strcmp(arg, "bug"))
-			BUG();
-		if (strcmp(arg, "corrupt"))
-			return -EINVAL;
-		/* A byte the checksum covers, changed behind its back. */
-		*victim ^= 0xff;
-		pr_warn("test: corrupted a byte of diskdump's data at %p\n",
-			victim);
-		return 0;
-	}
+	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test"))
+		return diskdump_test_command(arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
 		pr_err("unknown command '%s': use 'add DEVICE' or 'remove DEVICE'\n",
 		       cmd);

@@ -15,8 +15,11 @@
 #define pr_fmt(fmt) "scsi_dump: " fmt
 
 #include <linux/diskdump.h>
+#include <linux/completion.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
+#include <linux/kthread.h>
+#include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
@@ -268,6 +271,22 @@ static int scsi_dump_sanity_check(struct disk_dump_device *dev)
 	return shost->hostt->dump_sanity_check(sdev);
 }
 
+/*
+ * Wait, within the command timeout, until the disk takes commands after
+ * the host's quiesce (a bus reset takes seconds to settle), and clear the
+ * unit attention the reset leaves, so that what follows is plain I/O.
+ */
+static int scsi_dump_ready(struct scsi_dump_dev *sdd)
+{
+	u8 cdb[6] = { TEST_UNIT_READY };
+	int ret;
+
+	ret = scsi_dump_exec(sdd, cdb, sizeof(cdb), DMA_NONE, 0);
+	if (ret)
+		pr_emerg("disk not ready after quiesce (%d)\n", ret);
+	return ret;
+}
+
 static int scsi_dump_quiesce(struct disk_dump_device *dev)
 {
 	struct scsi_dump_dev *sdd = dev->priv;
@@ -276,9 +295,10 @@ static int scsi_dump_quiesce(struct disk_dump_device *dev)
 	if (sdd->quiesced)
 		return 0;
 	ret = sdd->sdev->host->hostt->dump_quiesce(sdd->sdev);
-	if (!ret)
-		sdd->quiesced = true;
-	return ret;
+	if (ret)
+		return ret;
+	sdd->quiesced = true;
+	return scsi_dump_ready(sdd);
 }
 
 static int scsi_dump_shutdown(struct disk_dump_device *dev)
@@ -391,6 +411,71 @@ static struct disk_dump_type scsi_dump_type = {
 	.remove_device	= scsi_dump_remove_device,
 	.owner		= THIS_MODULE,
 };
+
+#ifdef CONFIG_DISKDUMP_TEST
+/*
+ * Test hook: writing a host number to scsi_mod.dump_test_hold_lock makes a
+ * kernel thread on another CPU take that host's lock and spin with
+ * interrupts off, never letting go, as a CPU that hangs in the driver
+ * would.  At the next panic sanity_check must refuse the host.
+ */
+struct scsi_dump_holder {
+	struct Scsi_Host *shost;
+	struct completion held;
+};
+
+static int scsi_dump_hold_lock(void *data)
+{
+	struct scsi_dump_holder *holder = data;
+
+	spin_lock_irq(holder->shost->host_lock);
+	complete(&holder->held);
+	for (;;)
+		cpu_relax();
+	return 0;
+}
+
+static int scsi_dump_test_hold_lock(const char *val,
+				    const struct kernel_param *kp)
+{
+	static struct scsi_dump_holder holder;
+	struct task_struct *thread;
+	unsigned int host_no, cpu;
+	int ret;
+
+	ret = kstrtouint(val, 0, &host_no);
+	if (ret)
+		return ret;
+	if (holder.shost)
+		return -EBUSY;
+	cpu = cpumask_any_but(cpu_online_mask, get_cpu());
+	put_cpu();
+	if (cpu >= nr_cpu_ids)
+		return -EBUSY;
+	holder.shost = scsi_host_lookup(host_no);
+	if (!holder.shost)
+		return -ENODEV;
+	init_completion(&holder.held);
+	thread = kthread_run_on_cpu(scsi_dump_hold_lock, &holder, cpu,
+				    "scsi_dump_hold/%u");
+	if (IS_ERR(thread)) {
+		scsi_host_put(holder.shost);
+		holder.shost = NULL;
+		return PTR_ERR(thread);
+	}
+	wait_for_completion(&holder.held);
+	pr_warn("test: CPU %u holds the lock of host %u for good\n", cpu,
+		host_no);
+	return 0;
+}
+
+static const struct kernel_param_ops scsi_dump_hold_lock_ops = {
+	.set = scsi_dump_test_hold_lock,
+};
+module_param_cb(dump_test_hold_lock, &scsi_dump_hold_lock_ops, NULL, 0200);
+MODULE_PARM_DESC(dump_test_hold_lock,
+		 "Test only: a CPU takes this SCSI host's lock and never releases it");
+#endif
 
 int scsi_dump_init(void)
 {

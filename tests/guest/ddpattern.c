@@ -3,11 +3,14 @@
  * ddpattern - fill memory with a pattern at known physical addresses, then
  * (optionally) crash the kernel while the memory is still held.
  *
- *   ddpattern MIB LISTFILE [sysrq|bug|none]
+ *   ddpattern MIB LISTFILE [TRIGGER [FILE=VALUE...]]
  *
  * Every 8-byte word of every page holds DDPATTERN_MAGIC ^ its physical
  * address; LISTFILE gets one line per page, "PFN" in hex.  The host checks
- * those words in the saved vmcore.
+ * those words in the saved vmcore.  Then each VALUE is written to its FILE
+ * (test hooks), and TRIGGER crashes the kernel: sysrq (sysrq c), bug (an
+ * oops in diskdump's test hook), irq (a panic from a hard interrupt), wait
+ * (sleep until something else, an NMI from the host, crashes it) or none.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -21,23 +24,53 @@
 #define DDPATTERN_MAGIC 0xd15cd0de00000000ULL
 #define PAGE 4096UL
 
-static void trigger(const char *how)
+static int write_file(const char *file, const char *what)
 {
-	const char *file = NULL, *what = NULL;
-	int fd;
+	int fd = open(file, O_WRONLY);
 
-	if (!strcmp(how, "sysrq")) {
-		file = "/proc/sysrq-trigger";
-		what = "c";
-	} else if (!strcmp(how, "bug")) {
-		file = "/proc/diskdump";
-		what = "test bug";
-	} else {
-		return;
-	}
-	fd = open(file, O_WRONLY);
-	if (fd < 0 || write(fd, what, strlen(what)) < 0)
+	if (fd < 0 || write(fd, what, strlen(what)) < 0) {
 		perror(file);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return close(fd);
+}
+
+static int trigger(const char *how)
+{
+	if (!strcmp(how, "sysrq"))
+		return write_file("/proc/sysrq-trigger", "c");
+	if (!strcmp(how, "bug"))
+		return write_file("/proc/diskdump", "test bug");
+	if (!strcmp(how, "irq"))
+		return write_file("/proc/diskdump", "test irq");
+	if (!strcmp(how, "wait")) {
+		printf("ddpattern: waiting to be crashed\n");
+		fflush(stdout);
+		return 0;
+	}
+	if (!strcmp(how, "none"))
+		return 0;
+	fprintf(stderr, "ddpattern: unknown trigger %s\n", how);
+	return -1;
+}
+
+/* Each argument is FILE=VALUE: write VALUE to FILE. */
+static int prepare(char **args, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char *eq = strchr(args[i], '=');
+
+		if (!eq) {
+			fprintf(stderr, "ddpattern: %s: not FILE=VALUE\n", args[i]);
+			return -1;
+		}
+		*eq = 0;
+		if (write_file(args[i], eq + 1))
+			return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -48,7 +81,7 @@ int main(int argc, char **argv)
 	int pm;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: ddpattern MIB LISTFILE [sysrq|bug|none]\n");
+		fprintf(stderr, "usage: ddpattern MIB LISTFILE [sysrq|bug|irq|wait|none [FILE=VALUE...]]\n");
 		return 2;
 	}
 	mib = strtoul(argv[1], NULL, 0);
@@ -86,9 +119,11 @@ int main(int argc, char **argv)
 	sync();
 	printf("ddpattern: %lu pages filled\n", pages);
 	fflush(stdout);
-	if (argc > 3)
-		trigger(argv[3]);
-	if (argc > 3 && strcmp(argv[3], "none"))
-		sleep(60);
+	if (argc > 3) {
+		if (prepare(argv + 4, argc - 4) || trigger(argv[3]))
+			return 1;
+		if (strcmp(argv[3], "none"))
+			sleep(120);
+	}
 	return 0;
 }

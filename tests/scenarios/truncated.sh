@@ -4,7 +4,7 @@ mk_dump_disk "$WORK/dump.img" 140
 mk_out_disk "$WORK/out.img" 400
 run_qemu "$WORK/serial.log" "ddtest=truncated ddmib=16" $(scsi_disk "$WORK/dump.img")
 extract_out
-expect_log "$WORK/serial.log" "dump complete: [0-9]+ pages \(truncated: the partition is too small\)" "no truncation reported"
+expect_log "$WORK/serial.log" "dump complete: [0-9]+ pages in [0-9]+ ms \(truncated: the partition is too small\)" "no truncation reported"
 expect_log "$WORK/serial.log" "savecore: saved a PARTIAL dump" "savecore did not say partial"
 info=$(dirname "$(the_vmcore)")/info
 grep -qx "partial: yes" "$info" || fail "info does not say partial"

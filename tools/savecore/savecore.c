@@ -551,6 +551,8 @@ static void print_summary(FILE *f, const struct dd_dump *d, const char *dev)
 	fprintf(f, "timers_run: %" PRIu64 "\n", (uint64_t)h->timers_run);
 	fprintf(f, "tasklets_run: %" PRIu64 "\n", (uint64_t)h->tasklets_run);
 	fprintf(f, "unreadable_pages: %" PRIu64 "\n", (uint64_t)h->unreadable_pages);
+	fprintf(f, "check_ms: %" PRIu64 "\n", (uint64_t)h->check_ns / 1000000);
+	fprintf(f, "write_ms: %" PRIu64 "\n", (uint64_t)h->write_ns / 1000000);
 }
 
 static int make_target_dir(const char *dir, const struct diskdump_header *h,

@@ -99,6 +99,8 @@ struct diskdump_fmt_block {
  * @timers_run: timer callbacks diskdump ran while dumping
  * @tasklets_run: tasklets diskdump ran while dumping
  * @unreadable_pages: pages that faulted when read (written as 0xdd bytes)
+ * @check_ns: time the signature check of this partition took
+ * @write_ns: time from the first header write to the last page write
  * @reserved: zero
  * @sysname: utsname sysname of the dumped kernel
  * @nodename: utsname nodename
@@ -142,7 +144,9 @@ struct diskdump_header {
 	__u64	timers_run;
 	__u64	tasklets_run;
 	__u64	unreadable_pages;
-	__u64	reserved[5];
+	__u64	check_ns;
+	__u64	write_ns;
+	__u64	reserved[3];
 	char	sysname[DISKDUMP_UTS_LEN];
 	char	nodename[DISKDUMP_UTS_LEN];
 	char	release[DISKDUMP_UTS_LEN];

@@ -1,0 +1,45 @@
+# An I/O error part way through the dump: QEMU's blkdebug fails one write to
+# block 3000 of sda1 (once).  diskdump must stop there, leave sda1 with a
+# final header saying incomplete / io-error, and dump to sdb1 on another
+# disk.  savecore saves both and says which is which.
+mk_dump_disk "$WORK/a.img" 300
+mk_dump_disk "$WORK/b.img" 300
+host_format "$WORK/a.img" 1
+host_format "$WORK/b.img" 1
+read -r start _ < <(part_geom "$WORK/a.img" 1)
+bad=$((start + 3000 * 8))
+cat >"$WORK/blkdebug.conf" <<CONF
+[inject-error]
+event = "write_aio"
+iotype = "write"
+errno = "5"
+sector = "$bad"
+once = "on"
+CONF
+mk_out_disk "$WORK/out.img" 900
+run_qemu "$WORK/serial.log" "ddtest=armonly dddevs=/dev/sda1,/dev/sdb1" \
+	$(scsi_hba 0) \
+	$(scsi_hd "$WORK/a.img" scsi0 0 "file.driver=blkdebug,file.config=$WORK/blkdebug.conf,file.image.filename=$WORK/a.img") \
+	$(scsi_hd "$WORK/b.img" scsi0 1)
+note "qemu ran ${QEMU_SECONDS}s for both boots"
+extract_out
+log=$WORK/serial.log
+expect_log "$log" "trying partition 8:1 " "sda1 was not tried first"
+expect_log "$log" "diskdump: dump failed \(-5\) after [0-9]+ pages" "the write error did not stop the dump on sda1"
+expect_log "$log" "trying partition 8:17 " "sdb1 was not tried after the error"
+expect_log "$log" "diskdump: dump complete: [0-9]+ pages" "no complete dump on sdb1"
+ia=$(info_of /dev/sda1)
+info_is "$ia" status incomplete
+info_is "$ia" flags io-error
+info_is "$ia" partial yes
+ib=$(info_of /dev/sdb1)
+info_is "$ib" status complete
+info_is "$ib" flags none
+saved=$(grep '^saved_pages:' "$ia" | cut -d' ' -f2)
+# pages from block 3000 on were never written: the error is in the batch
+# that holds it, a little under 3000 - data_block pages in.
+[ "$saved" -gt 2900 ] && [ "$saved" -lt 3000 ] || fail "sda1: $saved pages saved, expected just under 3000"
+note "sda1: incomplete, io-error, $saved pages saved (error at block 3000)"
+python3 tests/check-vmcore.py "$(dirname "$ib")/vmcore" --pattern "$WORK/out/pattern.txt" --cpus 1 \
+	>"$WORK/check.txt" || { cat "$WORK/check.txt"; fail "the vmcore from sdb1"; }
+note "sdb1: $(grep '^pattern:' "$WORK/check.txt")"
