@@ -9,7 +9,7 @@ FRAGS   := configs/qemu-guest.config
 KERNEL  := $(KOBJ)/arch/x86/boot/bzImage
 INITRD  := $(BUILD)/initramfs.cpio.gz
 
-.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series clean
+.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series series-check bench clean
 
 all: kernel tools
 
@@ -45,6 +45,18 @@ check: deps
 
 demo: kernel initramfs tools
 	@scripts/demo.sh
+
+# the upstream series: git format-patch output in build/series/out
+series: deps
+	@scripts/mk-series.sh $(BUILD)/series/out
+
+# ... and build the kernel after each of its patches
+series-check: kernel
+	@scripts/mk-series.sh $(BUILD)/series/out --build
+
+# benchmarks, not part of make check
+bench: deps
+	@bench/timers.sh
 
 clean:
 	rm -rf $(BUILD)

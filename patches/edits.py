@@ -398,3 +398,28 @@ the interrupt handler.
 This is the parallel SCSI HBA that QEMU emulates (lsi53c895a), on which
 the diskdump tests run.
 ''', ['drivers/scsi/sym53c8xx_2/sym_glue.c'], p_sym)
+
+def p_maintainers():
+    edit('MAINTAINERS', '''DISKQUOTA
+''', '''DISKDUMP CRASH DUMPS TO A DISK PARTITION
+M:	diskdump developers <diskdump@lists.example.org>
+L:	linux-kernel@vger.kernel.org
+S:	Maintained
+F:	Documentation/diskdump.txt
+F:	drivers/block/diskdump.c
+F:	drivers/block/diskdump_test.c
+F:	drivers/scsi/scsi_dump.c
+F:	include/linux/diskdump.h
+F:	include/scsi/scsi_dump.h
+F:	include/uapi/linux/diskdump.h
+F:	tools/diskdump/
+
+DISKQUOTA
+''')
+
+patch('0005-maintainers-diskdump.patch',
+      'MAINTAINERS: add an entry for diskdump',
+      '''
+diskdump, its SCSI shim, the on-disk format header, its documentation and
+the user-space tools in tools/diskdump.
+''', ['MAINTAINERS'], p_maintainers)

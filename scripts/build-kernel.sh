@@ -21,7 +21,9 @@ if command -v ccache >/dev/null; then cc="ccache gcc"; fi
 jobs=$(nproc)
 kmake() { make -s -C "$src" O="$obj" CC="$cc" HOSTCC="$cc" -j"$jobs" "$@"; }
 
-want=$(cat "${frags[@]}" "$src/.diskdump-series" 2>/dev/null | sha256sum | cut -d' ' -f1)
+series=()
+[ -f "$src/.diskdump-series" ] && series=("$src/.diskdump-series")
+want=$(cat "${frags[@]}" "${series[@]}" | sha256sum | cut -d' ' -f1)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want" ]; then
 	kmake tinyconfig >/dev/null
 	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" >/dev/null)

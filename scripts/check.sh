@@ -37,6 +37,10 @@ step "unit tests"
 make -s unit 2>&1 | tee "$log/unit.txt"
 count "$log/unit.txt" unit
 
+step "fuzz (savecore's dump parser, bounded)"
+make -s -C tests/unit fuzz 2>&1 | tee "$log/fuzz.txt" | tail -3
+count "$log/fuzz.txt" fuzz
+
 step "lint"
 scripts/lint.sh build/src build/obj 2>&1 | tee "$log/lint.txt" | grep -v '^ok - '
 count "$log/lint.txt" lint

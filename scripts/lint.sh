@@ -34,6 +34,50 @@ for p in $(grep -v '^#' "$top/patches/series"); do
 	fi
 done
 
+# The upstream series (make series): checkpatch --strict on each patch as
+# it would be mailed.  Ignored: AVOID_BUG (the DISKDUMP_TEST hook that must
+# BUG()) and, in the tools patch only, CAMELCASE for PRIu64 and Elf64_*,
+# names from <inttypes.h> and <elf.h>.
+series=$top/build/series/out
+if out=$("$top/scripts/mk-series.sh" "$series" 2>&1); then
+	ok "make series: $(echo "$out" | tail -1)"
+	for p in "$series"/0*.patch; do
+		ign=AVOID_BUG
+		case $p in *-tools-*) ign=$ign,CAMELCASE ;; esac
+		if out=$(cd "$src" && scripts/checkpatch.pl --strict --terse --show-types --ignore "$ign" "$p" 2>&1); then
+			ok "checkpatch series/$(basename "$p")"
+		else
+			echo "$out" | head -20
+			bad "checkpatch series/$(basename "$p")"
+		fi
+	done
+	if [ "${LINT_SERIES_BUILD:-1}" = 1 ]; then
+		if out=$("$top/scripts/mk-series.sh" "$series" --build 2>&1); then
+			echo "$out" | grep '^ok - builds'
+			ok "every patch of the series builds on its own"
+		else
+			echo "$out" | tail -30
+			bad "every patch of the series builds on its own"
+		fi
+	fi
+else
+	echo "$out" | tail -20
+	bad "make series"
+fi
+
+# The tools' scripts parse, and their man pages render without warnings.
+for f in tools/savecore/diskdumpctl tools/savecore/diskdump.init; do
+	if out=$(sh -n "$top/$f" 2>&1); then ok "sh -n $f"; else echo "$out"; bad "sh -n $f"; fi
+done
+for m in "$top"/tools/savecore/man/*.8; do
+	if out=$(groff -man -Tutf8 -ww -z "$m" 2>&1) && [ -z "$out" ]; then
+		ok "groff -ww $(basename "$m")"
+	else
+		echo "$out" | head -5
+		bad "groff -ww $(basename "$m")"
+	fi
+done
+
 # sparse and W=1: rebuild our objects with checks and look for warnings in our files
 objs="drivers/block/diskdump.o drivers/scsi/scsi_dump.o"
 for o in $objs; do

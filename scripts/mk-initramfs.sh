@@ -17,6 +17,7 @@ $cc -o "$root/sbin/savecore" "$top/tools/savecore/savecore.c" "$top/tools/saveco
 $cc -o "$root/sbin/diskdumpfmt" "$top/tools/savecore/diskdumpfmt.c" "$top/tools/savecore/ddcore.c"
 $cc -o "$root/bin/ddpattern" "$top/tests/guest/ddpattern.c"
 install -m 0755 "$top/tools/savecore/diskdump.init" "$root/etc/init.d/diskdump"
+install -m 0755 "$top/tools/savecore/diskdumpctl" "$root/sbin/diskdumpctl"
 install -m 0755 "$top/tests/guest/init" "$root/init"
 if [ -d "$top/tests/guest/scen" ]; then
 	cp "$top"/tests/guest/scen/* "$root/scen/" 2>/dev/null || true

@@ -87,9 +87,12 @@ static u64 bench_tasklet_schedule(void)
 			tasklet_schedule(&bench_tasklets[j]);
 		total += ktime_get_ns() - start;
 		local_irq_enable();
-		/* let the softirq run them before the next batch */
-		while (atomic_read(&tasklets_ran) < (i + 1) * NR_TASKLETS)
-			cpu_relax();
+		/* run them (local_bh_enable() runs pending softirqs) */
+		while (atomic_read(&tasklets_ran) < (i + 1) * NR_TASKLETS) {
+			local_bh_disable();
+			local_bh_enable();
+			cond_resched();
+		}
 	}
 	return total * loops / (batches * NR_TASKLETS);
 }

@@ -1,6 +1,6 @@
 # Boot the patched kernel, read /proc/diskdump, feed it bad input: every bad
 # line is refused with a message, root only, add/remove work.  No panic.
-mk_dump_disk "$WORK/dump.img" 300
+mk_dump_disk "$WORK/dump.img" 300 150 100
 mk_out_disk "$WORK/out.img" 64
 run_qemu "$WORK/serial.log" "ddtest=smoke" $(scsi_disk "$WORK/dump.img")
 extract_out
@@ -24,3 +24,44 @@ for msg in "usage: 'add DEVICE' or 'remove DEVICE'" "unknown command 'bogus'" \
 	grep -qF "$msg" "$WORK/out/smoke-dmesg.txt" || fail "no kernel message '$msg'"
 done
 note "9 bad inputs refused with messages; root-only; add/list/remove work"
+
+# diskdumpctl: refuses an unformatted partition, adds, lists, stops, arms,
+# removes, keeping the config file in step; bad usage exits 2.
+ctl=$(sed -n '/^--- diskdumpctl$/,/^--- end$/p' "$r")
+want='$ diskdumpctl add /dev/sda2
+diskdumpctl: /dev/sda2 is not a diskdump partition: format it with diskdumpfmt first
+exit 1
+$ diskdumpctl add /dev/sda1
+diskdump: /dev/sda1 armed
+exit 0
+$ diskdumpctl add /dev/sda1
+diskdump: /dev/sda1 is already configured
+diskdump: /dev/sda1 already armed
+exit 0
+$ diskdumpctl list
+/dev/sda1 armed
+exit 0
+DISKDUMP_DEVICES="/dev/sda1"
+$ diskdumpctl stop
+diskdump: /dev/sda1 disarmed
+exit 0
+$ diskdumpctl list
+/dev/sda1 not armed
+exit 0
+$ diskdumpctl arm
+diskdump: /dev/sda1 armed
+exit 0
+$ diskdumpctl list
+/dev/sda1 armed
+exit 0
+$ diskdumpctl remove /dev/sda1
+diskdump: /dev/sda1 disarmed
+exit 0
+$ diskdumpctl list
+exit 0
+DISKDUMP_DEVICES=""
+$ diskdumpctl bogus
+usage: diskdumpctl [-c CONFIG] start|stop|save|arm|add DEV|remove DEV|list|status
+exit 2'
+[ "$(echo "$ctl" | sed '1d;$d')" = "$want" ] || { diff <(echo "$want") <(echo "$ctl" | sed '1d;$d'); fail "diskdumpctl"; }
+note "diskdumpctl: add refuses an unformatted partition; add/list/stop/arm/remove keep the config in step"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The dump partition format, shared by savecore and diskdumpfmt. */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -79,7 +80,9 @@ static int rw_all(struct dd_dev *dev, bool wr, uint64_t block, void *buf,
 	char *p = buf;
 
 	if (block > dev->blocks || n > dev->blocks - block) {
-		fprintf(stderr, "%s: blocks %" PRIu64 "+%" PRIu64 " lie outside the device (%" PRIu64 " blocks)\n",
+		fprintf(stderr,
+			"%s: blocks %" PRIu64 "+%" PRIu64
+			" lie outside the device (%" PRIu64 " blocks)\n",
 			dev->path, block, n, dev->blocks);
 		return -1;
 	}
@@ -183,7 +186,17 @@ const char *dd_status_name(uint32_t status)
 	}
 }
 
-#define FAIL(...) do { snprintf(why, whylen, __VA_ARGS__); return -1; } while (0)
+/* Say why in @why and return -1. */
+static int
+dd_fail(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
 
 static bool region_ok(uint64_t start, uint64_t len, uint64_t limit)
 {
@@ -197,46 +210,51 @@ int dd_check_header(const struct diskdump_header *h, uint64_t dev_blocks,
 	uint32_t crc;
 
 	if (memcmp(h->magic, DISKDUMP_HDR_MAGIC, DISKDUMP_MAGIC_LEN))
-		FAIL("no dump header signature");
+		return dd_fail(why, whylen, "no dump header signature");
 	if (h->endian != DISKDUMP_ENDIAN_MARK)
-		FAIL("dump written with another byte order");
+		return dd_fail(why, whylen, "dump written with another byte order");
 	if (h->version != DISKDUMP_HDR_VERSION)
-		FAIL("header version %u, this savecore reads %u", h->version,
-		     DISKDUMP_HDR_VERSION);
+		return dd_fail(why, whylen, "header version %u, this savecore reads %u", h->version,
+			       DISKDUMP_HDR_VERSION);
 	if (h->header_size != sizeof(*h))
-		FAIL("header size %u, expected %zu", h->header_size, sizeof(*h));
+		return dd_fail(why, whylen,
+			       "header size %u, expected %zu", h->header_size, sizeof(*h));
 	copy = *h;
 	copy.crc = 0;
 	crc = dd_crc32(0, &copy, sizeof(copy));
 	if (crc != h->crc)
-		FAIL("header checksum mismatch (%08x, header says %08x)", crc, h->crc);
+		return dd_fail(why, whylen,
+			       "header checksum mismatch (%08x, header says %08x)", crc, h->crc);
 	if (h->block_size != DISKDUMP_BLOCK_SIZE)
-		FAIL("block size %u not supported", h->block_size);
+		return dd_fail(why, whylen, "block size %u not supported", h->block_size);
 	if (h->partition_blocks > dev_blocks)
-		FAIL("header says %" PRIu64 " blocks, the device has %" PRIu64,
-		     (uint64_t)h->partition_blocks, dev_blocks);
+		return dd_fail(why, whylen,
+			       "header says %" PRIu64 " blocks, the device has %" PRIu64,
+			       (uint64_t)h->partition_blocks, dev_blocks);
 	if (h->max_pfn == 0 || h->max_pfn > (1ULL << 40))
-		FAIL("implausible max_pfn %" PRIu64, (uint64_t)h->max_pfn);
+		return dd_fail(why, whylen, "implausible max_pfn %" PRIu64, (uint64_t)h->max_pfn);
 	if (h->bitmap_blocks * DISKDUMP_BLOCK_SIZE * 8 < h->max_pfn ||
 	    h->bitmap_blocks > dev_blocks)
-		FAIL("bitmap of %" PRIu64 " blocks does not cover %" PRIu64 " pages",
-		     (uint64_t)h->bitmap_blocks, (uint64_t)h->max_pfn);
+		return dd_fail(why, whylen,
+			       "bitmap of %" PRIu64 " blocks does not cover %" PRIu64 " pages",
+			       (uint64_t)h->bitmap_blocks, (uint64_t)h->max_pfn);
 	if (h->note_block != 1 || h->note_size > 16 * 1024 * 1024 ||
 	    !region_ok(h->note_block, (h->note_size + DISKDUMP_BLOCK_SIZE - 1) /
 		       DISKDUMP_BLOCK_SIZE, h->bitmap_block))
-		FAIL("bad note area (%" PRIu64 " bytes)", (uint64_t)h->note_size);
+		return dd_fail(why, whylen,
+			       "bad note area (%" PRIu64 " bytes)", (uint64_t)h->note_size);
 	if (!region_ok(h->bitmap_block, 2 * h->bitmap_blocks, dev_blocks) ||
 	    h->data_block != h->bitmap_block + 2 * h->bitmap_blocks)
-		FAIL("bad bitmap placement");
+		return dd_fail(why, whylen, "bad bitmap placement");
 	if (h->nr_dump_pages > h->nr_ram_pages || h->nr_ram_pages > h->max_pfn)
-		FAIL("page counts do not add up");
+		return dd_fail(why, whylen, "page counts do not add up");
 	if (h->written_pages > h->nr_dump_pages ||
 	    !region_ok(h->data_block, h->written_pages, dev_blocks))
-		FAIL("%" PRIu64 " written pages do not fit the partition",
-		     (uint64_t)h->written_pages);
+		return dd_fail(why, whylen, "%" PRIu64 " written pages do not fit the partition",
+			       (uint64_t)h->written_pages);
 	if (h->status < DISKDUMP_STATUS_WRITING ||
 	    h->status > DISKDUMP_STATUS_INCOMPLETE)
-		FAIL("unknown status %u", h->status);
+		return dd_fail(why, whylen, "unknown status %u", h->status);
 	return 0;
 }
 

@@ -45,6 +45,7 @@ enum dd_content {
 	DD_DUMP,		/* a dump header */
 	DD_FOREIGN,		/* neither */
 };
+
 enum dd_content dd_classify(const void *block0);
 
 /*

@@ -20,7 +20,7 @@
 
 #include "ddcore.h"
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f, "usage: diskdumpfmt [-f] [-q] DEVICE\n"
 		"Write the diskdump format signature into every block of DEVICE.\n"
@@ -81,15 +81,25 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "fqhV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'f': force = true; break;
-		case 'q': quiet = true; break;
-		case 'h': usage(stdout); return EX_OK;
-		case 'V': printf("diskdumpfmt %s\n", DD_VERSION); return EX_OK;
-		default: usage(stderr); return EX_USAGE;
+		case 'f':
+			force = true;
+			break;
+		case 'q':
+			quiet = true;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return EX_OK;
+		case 'V':
+			printf("diskdumpfmt %s\n", DD_VERSION);
+			return EX_OK;
+		default:
+			print_usage(stderr);
+			return EX_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		usage(stderr);
+		print_usage(stderr);
 		return EX_USAGE;
 	}
 	what = device_in_use(argv[optind]);

@@ -151,7 +151,8 @@ void dd_free(struct dd_dump *d)
 	free(d->segs);
 	free(d->rank_base);
 	d->rank_base = NULL;
-	d->ram_map = d->dump_map = NULL;
+	d->ram_map = NULL;
+	d->dump_map = NULL;
 	d->notes = NULL;
 	d->segs = NULL;
 }
@@ -242,7 +243,8 @@ const char *dd_vmcoreinfo(const struct dd_dump *d, const char *key, char *val,
 				size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
 				if (len > klen && !memcmp(p, key, klen) && p[klen] == '=') {
-					snprintf(val, vallen, "%.*s", (int)(len - klen - 1), p + klen + 1);
+					snprintf(val, vallen, "%.*s",
+						 (int)(len - klen - 1), p + klen + 1);
 					return val;
 				}
 				p += len + 1;
@@ -502,7 +504,7 @@ int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd)
 	return ret;
 }
 
-static void usage(FILE *f)
+static void print_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: savecore [options] DEVICE [DIR]\n"
@@ -568,7 +570,7 @@ static int make_target_dir(const char *dir, const struct diskdump_header *h,
 		if (*p == '/' || *p == ' ')
 			*p = '_';
 	if (!host[0])
-		strcpy(host, "unknown");
+		snprintf(host, sizeof(host), "unknown");
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		fprintf(stderr, "savecore: %s: %s\n", dir, strerror(errno));
 		return -1;
@@ -599,7 +601,7 @@ static int fsync_path(const char *path)
 	return ret;
 }
 
-static int save(struct dd_dev *dev, struct dd_dump *d, const char *dir)
+static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 {
 	char target[PATH_MAX], tmp[PATH_MAX + 32], final[PATH_MAX + 32];
 	struct statvfs vfs;
@@ -616,7 +618,9 @@ static int save(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 		return EX_ERROR;
 	if (!statvfs(target, &vfs) &&
 	    (uint64_t)vfs.f_bavail * vfs.f_frsize < need + opt.min_free) {
-		fprintf(stderr, "savecore: %s: %" PRIu64 " MB needed, %" PRIu64 " MB free (keeping %" PRIu64 " MB)\n",
+		fprintf(stderr,
+			"savecore: %s: %" PRIu64 " MB needed, %" PRIu64
+			" MB free (keeping %" PRIu64 " MB)\n",
 			target, need >> 20, ((uint64_t)vfs.f_bavail * vfs.f_frsize) >> 20,
 			opt.min_free >> 20);
 		rmdir(target);
@@ -688,9 +692,15 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "cksm:vqhV", opts, NULL)) != -1) {
 		switch (c) {
-		case 'c': opt.check_only = true; break;
-		case 'k': opt.keep = true; break;
-		case 's': opt.map_stacks = true; break;
+		case 'c':
+			opt.check_only = true;
+			break;
+		case 'k':
+			opt.keep = true;
+			break;
+		case 's':
+			opt.map_stacks = true;
+			break;
 		case 'm':
 			errno = 0;
 			opt.min_free = strtoull(optarg, &end, 10);
@@ -700,15 +710,25 @@ int main(int argc, char **argv)
 			}
 			opt.min_free <<= 20;
 			break;
-		case 'v': opt.verbose = true; break;
-		case 'q': opt.quiet = true; break;
-		case 'h': usage(stdout); return EX_OK;
-		case 'V': printf("savecore %s\n", DD_VERSION); return EX_OK;
-		default: usage(stderr); return EX_USAGE;
+		case 'v':
+			opt.verbose = true;
+			break;
+		case 'q':
+			opt.quiet = true;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return EX_OK;
+		case 'V':
+			printf("savecore %s\n", DD_VERSION);
+			return EX_OK;
+		default:
+			print_usage(stderr);
+			return EX_USAGE;
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2) {
-		usage(stderr);
+		print_usage(stderr);
 		return EX_USAGE;
 	}
 	if (argc - optind == 2)
@@ -734,7 +754,7 @@ int main(int argc, char **argv)
 		dd_close(&dev);
 		return EX_OK;
 	}
-	ret = save(&dev, &d, dir);
+	ret = save_dump(&dev, &d, dir);
 	if (!ret && !opt.keep) {
 		/* Only the blocks the dump used lost their signature. */
 		uint64_t end_blk = d.h.data_block + d.h.nr_dump_pages;
@@ -742,7 +762,8 @@ int main(int argc, char **argv)
 		if (end_blk > dev.blocks)
 			end_blk = dev.blocks;
 		if (dd_format_range(&dev, 0, end_blk)) {
-			fprintf(stderr, "savecore: the dump is saved, but %s could not be formatted again\n",
+			fprintf(stderr,
+				"savecore: the dump is saved, but %s could not be formatted again\n",
 				dev.path);
 			ret = EX_ERROR;
 		} else {
