@@ -178,9 +178,12 @@ config DISKDUMP_TEST
 	bool "diskdump test hooks"
 	depends on DISKDUMP
 	help
-	  Accept "test ..." commands in /proc/diskdump that deliberately
-	  corrupt diskdump's own data, to test that the panic-time self
-	  check refuses to dump.  For testing only: say N.
+	  Fault injection for diskdump's tests: "test ..." commands in
+	  /proc/diskdump that corrupt a byte the panic-time self check
+	  covers, oops, panic from a hard interrupt, or panic a second time
+	  during the dump, and (with SCSI_DUMP) a scsi_mod parameter that
+	  makes a CPU hold a SCSI host lock for good.  Any of them crashes
+	  the machine or stops it from dumping.  For testing only: say N.
 
 config DISKDUMP_KUNIT_TEST
 	bool "KUnit tests of diskdump's crashdump mode" if !KUNIT_ALL_TESTS

@@ -8,8 +8,10 @@ LIST holds one PFN (hex) per line; every 8-byte word of such a page must be
 passes; prints what it checked.
 """
 import argparse
+import os
 import struct
 import sys
+import zlib
 
 MAGIC = 0xd15cd0de00000000
 PAGE = 4096
@@ -37,9 +39,7 @@ def parse(path):
     return f, e_flags, phs
 
 
-def notes(f, ph):
-    f.seek(ph['offset'])
-    data = f.read(ph['filesz'])
+def parse_notes(data):
     out, off = [], 0
     while off + 12 <= len(data):
         namesz, descsz, ntype = struct.unpack_from('<III', data, off)
@@ -52,6 +52,85 @@ def notes(f, ph):
     return out
 
 
+def load_elf(path):
+    """(summary, notes, incomplete, read_page) of an ELF vmcore."""
+    f, e_flags, phs = parse(path)
+    if not phs or phs[0]['type'] != PT_NOTE:
+        sys.exit('program header 0 is not PT_NOTE')
+    loads = [p for p in phs if p['type'] == PT_LOAD]
+    f.seek(phs[0]['offset'])
+    ns = parse_notes(f.read(phs[0]['filesz']))
+    # the direct-map segments: vaddr - paddr is the same for all of them
+    direct = sorted((p for p in loads if p['vaddr'] < 0xffffffff80000000),
+                    key=lambda p: p['paddr'])
+
+    def read_page(pfn):
+        pa = pfn * PAGE
+        seg = next((p for p in direct if p['paddr'] <= pa < p['paddr'] + p['filesz']), None)
+        if not seg:
+            return None
+        f.seek(seg['offset'] + pa - seg['paddr'])
+        return f.read(PAGE)
+    read_page.max_pfn = max((p['paddr'] + p['filesz']) // PAGE for p in direct) if direct else 0
+    summary = 'segments: %d PT_LOAD, %d MiB; e_flags %#x' % (
+        len(loads), sum(p['filesz'] for p in loads) >> 20, e_flags)
+    return summary, ns, bool(e_flags & 1), read_page
+
+
+def load_kdump(path):
+    """(summary, notes, incomplete, read_page) of a kdump-compressed file."""
+    f = open(path, 'rb')
+    hdr = f.read(PAGE)
+    version, = struct.unpack_from('<i', hdr, 8)
+    status, block_size, sub_blocks, bitmap_blocks, max_mapnr = struct.unpack_from('<IiiII', hdr, 424)
+    if version != 6 or block_size != PAGE:
+        sys.exit('kdump header version %d block size %d' % (version, block_size))
+    f.seek(PAGE)
+    sub = f.read(104)
+    off_note, size_note = struct.unpack_from('<qQ', sub, 48)
+    off_vmci, size_vmci = struct.unpack_from('<qQ', sub, 32)
+    max_mapnr64, = struct.unpack_from('<Q', sub, 96)
+    f.seek(off_note)
+    ns = parse_notes(f.read(size_note))
+    f.seek(off_vmci)
+    if not f.read(size_vmci).startswith(b'OSRELEASE='):
+        sys.exit('offset_vmcoreinfo does not point at the VMCOREINFO text')
+    half = bitmap_blocks // 2 * PAGE
+    f.seek((1 + sub_blocks) * PAGE)
+    ram = f.read(half)
+    dumpable = f.read(half)
+    data_off = (1 + sub_blocks + bitmap_blocks) * PAGE
+    # rank of each dumpable PFN among the set bits of the 2nd bitmap
+    rank, ranks = 0, {}
+    for pfn in range(max_mapnr64):
+        if dumpable[pfn >> 3] >> (pfn & 7) & 1:
+            if not ram[pfn >> 3] >> (pfn & 7) & 1:
+                sys.exit('pfn %#x dumpable but not RAM' % pfn)
+            ranks[pfn] = rank
+            rank += 1
+
+    def read_page(pfn):
+        if pfn not in ranks:
+            return None
+        f.seek(data_off + 24 * ranks[pfn])
+        offset, size, flags, _ = struct.unpack('<qIIQ', f.read(24))
+        if offset <= 0 or size > PAGE:
+            sys.exit('pfn %#x: bad page descriptor' % pfn)
+        f.seek(offset)
+        raw = f.read(size)
+        if flags == 1:
+            raw = zlib.decompress(raw)
+        elif flags != 0:
+            sys.exit('pfn %#x: compression flags %#x' % (pfn, flags))
+        if len(raw) != PAGE:
+            sys.exit('pfn %#x: %d bytes' % (pfn, len(raw)))
+        return raw
+    read_page.max_pfn = max_mapnr64
+    summary = 'kdump-compressed v%d: %d dumpable pages, status %#x, %d MiB file' % (
+        version, rank, status, os.path.getsize(path) >> 20)
+    return summary, ns, bool(status & 8), read_page
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('vmcore')
@@ -60,17 +139,16 @@ def main():
     ap.add_argument('--allow-missing', action='store_true')
     ap.add_argument('--expect-partial', action='store_true')
     ap.add_argument('--min-match', type=int, default=1)
+    ap.add_argument('--same-as', metavar='VMCORE',
+                    help='another vmcore (ELF or kdump) that must hold the same pages')
     a = ap.parse_args()
     bad = 0
-    f, e_flags, phs = parse(a.vmcore)
-    if not phs or phs[0]['type'] != PT_NOTE:
-        sys.exit('program header 0 is not PT_NOTE')
-    loads = [p for p in phs if p['type'] == PT_LOAD]
-    ns = notes(f, phs[0])
+    with open(a.vmcore, 'rb') as probe:
+        kdump = probe.read(8) == b'KDUMP   '
+    summary, ns, incomplete, read_page = (load_kdump if kdump else load_elf)(a.vmcore)
+    print(summary)
     prs = [n for n in ns if n[0] == 'CORE' and n[1] == NT_PRSTATUS]
     vmci = [n for n in ns if n[0] == 'VMCOREINFO']
-    print('segments: %d PT_LOAD, %d MiB; e_flags %#x' %
-          (len(loads), sum(p['filesz'] for p in loads) >> 20, e_flags))
     print('notes: %d NT_PRSTATUS, %d VMCOREINFO' % (len(prs), len(vmci)))
     for n in prs:
         pid, = struct.unpack_from('<i', n[2], 32)
@@ -92,23 +170,19 @@ def main():
             if key not in text:
                 print('FAIL: VMCOREINFO lacks %s' % key)
                 bad += 1
-    if a.expect_partial and not e_flags & 1:
-        print('FAIL: a partial dump must set e_flags DUMP_ELF_INCOMPLETE')
+    if a.expect_partial and not incomplete:
+        print('FAIL: a partial dump must say so (ELF e_flags bit 0, kdump status 0x8)')
         bad += 1
     if a.pattern:
-        # the direct-map segments: vaddr - paddr is the same for all of them
-        direct = sorted((p for p in loads if p['vaddr'] < 0xffffffff80000000),
-                        key=lambda p: p['paddr'])
         pfns = [int(l, 16) for l in open(a.pattern) if l.strip()]
         ok = missing = wrong = 0
         for pfn in pfns:
             pa = pfn * PAGE
-            seg = next((p for p in direct if p['paddr'] <= pa < p['paddr'] + p['filesz']), None)
-            if not seg:
+            page = read_page(pfn)
+            if page is None:
                 missing += 1
                 continue
-            f.seek(seg['offset'] + pa - seg['paddr'])
-            words = struct.unpack('<512Q', f.read(PAGE))
+            words = struct.unpack('<512Q', page)
             if all(w == MAGIC ^ (pa + i * 8) for i, w in enumerate(words)):
                 ok += 1
             else:
@@ -119,6 +193,25 @@ def main():
               (len(pfns), ok, wrong, missing))
         if wrong or ok < a.min_match or (missing and not a.allow_missing):
             print('FAIL: pattern pages')
+            bad += 1
+    if a.same_as:
+        with open(a.same_as, 'rb') as probe:
+            other_kdump = probe.read(8) == b'KDUMP   '
+        _, _, _, other_page = (load_kdump if other_kdump else load_elf)(a.same_as)
+        same = differ = only = 0
+        for pfn in range(max(read_page.max_pfn, other_page.max_pfn)):
+            x, y = read_page(pfn), other_page(pfn)
+            if x is None and y is None:
+                continue
+            if x is None or y is None:
+                only += 1
+            elif x == y:
+                same += 1
+            else:
+                differ += 1
+        print('same pages: %d, different: %d, in one file only: %d' % (same, differ, only))
+        if differ or only or not same:
+            print('FAIL: the two vmcores differ')
             bad += 1
     print('vmcore check: %s' % ('FAIL' if bad else 'ok'))
     return 1 if bad else 0

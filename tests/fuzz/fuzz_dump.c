@@ -6,7 +6,7 @@
  * so that mutations get past the crc and reach the checks of the header,
  * the bitmaps and the notes (the crc check itself has unit tests).  Then
  * savecore loads it, plans the ELF segments, looks up VMCOREINFO and writes
- * the vmcore to /dev/null.  Any crash, leak, sanitizer report, or an
+ * the vmcore, as ELF and as kdump-compressed, to /dev/null.  Any crash, leak, sanitizer report, or an
  * allocation beyond -malloc_limit_mb is a bug.
  */
 #define _GNU_SOURCE
@@ -65,6 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dd_vmcoreinfo(&d, "OSRELEASE", val, sizeof(val));
 			dd_vmcoreinfo(&d, "SYMBOL(swapper_pg_dir)", val, sizeof(val));
 			dd_write_elf(&dev, &d, null_fd);
+			dd_write_kdump(&dev, &d, null_fd, true, NULL);
 		}
 		dd_free(&d);
 		dd_close(&dev);

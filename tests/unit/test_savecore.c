@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "../../tools/savecore/ddcore.h"
 #include "../../tools/savecore/savecore.h"
@@ -301,6 +302,212 @@ static int test_complete_dump_to_elf(void)
 	return 0;
 }
 
+/* ---- kdump-compressed output, read back the way crash(8) reads it ---- */
+
+static char *save_kdump(struct img *im, bool zlib, size_t *len)
+{
+	struct dd_dump d;
+	struct dd_dev dev;
+	char why[256], out[300];
+	uint64_t bytes = 0;
+	struct stat st;
+	char *buf;
+	int fd;
+
+	if (dd_open(&dev, im->path, false) || dd_load(&dev, &d, why, sizeof(why)))
+		return NULL;
+	snprintf(out, sizeof(out), "%s.kdump", im->path);
+	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || dd_write_kdump(&dev, &d, fd, zlib, &bytes))
+		return NULL;
+	fstat(fd, &st);
+	if ((uint64_t)st.st_size != bytes)
+		return NULL;
+	buf = malloc((size_t)st.st_size);
+	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
+		return NULL;
+	*len = (size_t)st.st_size;
+	close(fd);
+	dd_close(&dev);
+	dd_free(&d);
+	return buf;
+}
+
+/*
+ * The page of @pfn in a kdump file: 1 and the page in @page, 0 if the file
+ * says the page is absent, -1 if the file is inconsistent.
+ */
+static int kdump_page(const char *f, size_t len, uint64_t pfn, unsigned char *page)
+{
+	uint32_t sub_blocks, bitmap_blocks, size, flags;
+	uint64_t half, rank = 0, max_pfn;
+	const unsigned char *ram, *dumpable, *pd;
+	int64_t off;
+	uLongf out = BS;
+
+	memcpy(&sub_blocks, f + 432, 4);
+	memcpy(&bitmap_blocks, f + 436, 4);
+	memcpy(&max_pfn, f + BS + 96, 8);
+	half = (uint64_t)bitmap_blocks / 2 * BS;
+	if ((1 + sub_blocks + bitmap_blocks) * (uint64_t)BS > len || pfn >= max_pfn)
+		return -1;
+	ram = (const unsigned char *)f + (1 + sub_blocks) * (uint64_t)BS;
+	dumpable = ram + half;
+	if (!(dumpable[pfn / 8] & (1 << (pfn % 8))))
+		return 0;
+	if (!(ram[pfn / 8] & (1 << (pfn % 8))))
+		return -1;
+	for (uint64_t p = 0; p < pfn; p++)
+		rank += (dumpable[p / 8] >> (p % 8)) & 1;
+	pd = (const unsigned char *)f + (1 + sub_blocks + bitmap_blocks) * (uint64_t)BS + 24 * rank;
+	memcpy(&off, pd, 8);
+	memcpy(&size, pd + 8, 4);
+	memcpy(&flags, pd + 12, 4);
+	if (off <= 0 || (uint64_t)off + size > len || size > BS)
+		return -1;
+	if (flags == 1)
+		return uncompress(page, &out, (const Bytef *)f + off, size) == Z_OK && out == BS ? 1 : -1;
+	if (flags || size != BS)
+		return -1;
+	memcpy(page, f + off, BS);
+	return 1;
+}
+
+static int check_kdump(bool zlib, uint64_t written)
+{
+	unsigned char page[BS];
+	uint64_t want[BS / 8];
+	struct img im;
+	size_t len;
+	uint32_t status;
+	int32_t version;
+	char *f;
+
+	img_init(&im, zlib ? "kdz" : "kdraw", 600);
+	if (written < im.written) {
+		im.written = written;
+		im.status = DISKDUMP_STATUS_INCOMPLETE;
+	}
+	make_dump(&im);
+	f = save_kdump(&im, zlib, &len);
+	CHECK(f);
+	CHECK(!memcmp(f, "KDUMP   ", 8));
+	memcpy(&version, f + 8, 4);
+	memcpy(&status, f + 424, 4);
+	CHECK(version == 6);
+	CHECK(!!(status & 0x8) == (written < im.ram_hi - im.ram_lo));	/* incomplete */
+	CHECK(!!(status & 0x1) == zlib);
+	CHECK(!strcmp(f + 12 + 2 * 65, "6.12.0"));			/* utsname.release */
+	for (uint64_t pfn = 0; pfn < im.max_pfn; pfn++) {
+		int r = kdump_page(f, len, pfn, page);
+		bool there = pfn >= im.ram_lo && pfn < im.ram_lo + im.written;
+
+		CHECK(r == (there ? 1 : 0));
+		if (there) {
+			fill_page(want, pfn);
+			CHECK(!memcmp(page, want, BS));
+		}
+	}
+	if (zlib)	/* the pattern compresses: the file is smaller than the pages */
+		CHECK(len < (im.written + 8) * BS);
+	free(f);
+	return 0;
+}
+
+static int test_kdump_compressed(void)
+{
+	return check_kdump(true, 1000);
+}
+
+static int test_kdump_uncompressed(void)
+{
+	return check_kdump(false, 1000);
+}
+
+static int test_kdump_partial(void)
+{
+	return check_kdump(true, 50);
+}
+
+static int run(char *const argv[]);
+
+/* savecore -n 2: after the third save only the newest two dumps are left. */
+static int test_savecore_rotation(void)
+{
+	char dev[300], dir[300], cmd[700];
+	struct img im;
+	int n = 0;
+
+	img_init(&im, "rot", 600);
+	snprintf(dev, sizeof(dev), "%s", im.path);
+	snprintf(dir, sizeof(dir), "%s/rotdir", tmpdir);
+	for (int i = 0; i < 3; i++) {
+		char *argv[] = { "./savecore", "-q", "-n", "2", dev, dir, NULL };
+
+		im.h.time_sec = 0;
+		make_dump(&im);
+		/* a different panic time each round, hence a new directory */
+		im.h.time_sec = 1000 + (uint64_t)i;
+		rewrite_header(&im, 1);
+		CHECK(run(argv) == 0);
+	}
+	snprintf(cmd, sizeof(cmd), "ls %s | wc -l", dir);
+	{
+		FILE *p = popen(cmd, "r");
+
+		CHECK(p && fscanf(p, "%d", &n) == 1);
+		pclose(p);
+	}
+	CHECK(n == 2);
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -q 19700101-001640", dir);	/* 1000 s: gone */
+	CHECK(system(cmd) != 0);
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -q 19700101-001642", dir);	/* 1002 s: kept */
+	CHECK(system(cmd) == 0);
+	return 0;
+}
+
+/* A wrong header checksum: refused (exit 4, left alone), saved with -f. */
+static int test_force_reads_bad_checksum(void)
+{
+	char dir[300];
+	struct img im;
+
+	img_init(&im, "force", 600);
+	make_dump(&im);
+	im.h.crc ^= 1;
+	rewrite_header(&im, 0);
+	snprintf(dir, sizeof(dir), "%s/forcedir", tmpdir);
+	{
+		char *argv[] = { "./savecore", "-q", im.path, dir, NULL };
+
+		CHECK(run(argv) == 4);
+	}
+	{
+		char *argv[] = { "./savecore", "-q", "-f", im.path, dir, NULL };
+
+		CHECK(run(argv) == 0);
+	}
+	return 0;
+}
+
+/* The progress line: on a terminal (script(1) gives one), not otherwise. */
+static int test_progress_only_on_a_tty(void)
+{
+	char cmd[1200];
+	struct img im;
+
+	img_init(&im, "prog", 600);
+	make_dump(&im);
+	snprintf(cmd, sizeof(cmd),
+		 "script -qec './savecore -k %s %s/progtty' /dev/null 2>&1 | grep -q 'MiB/s  ETA'",
+		 im.path, tmpdir);
+	CHECK(system(cmd) == 0);
+	snprintf(cmd, sizeof(cmd),
+		 "./savecore -k %s %s/prognotty 2>&1 | grep -q 'MiB/s'", im.path, tmpdir);
+	CHECK(system(cmd) != 0);
+	return 0;
+}
+
 static int test_vmcoreinfo_lookup(void)
 {
 	struct img im;
@@ -554,6 +761,12 @@ int main(int argc, char **argv)
 	RUN(test_savecore_keeps_corrupt_dump);
 	RUN(test_savecore_no_space);
 	RUN(test_diskdumpfmt);
+	RUN(test_kdump_compressed);
+	RUN(test_kdump_uncompressed);
+	RUN(test_kdump_partial);
+	RUN(test_savecore_rotation);
+	RUN(test_progress_only_on_a_tty);
+	RUN(test_force_reads_bad_checksum);
 	if (!failed) {
 		char cmd[64];
 

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +35,41 @@
 
 static struct {
 	bool check_only, verbose, keep, force, quiet, map_stacks;
+	bool kdump;			/* -F kdump: kdump-compressed output */
+	bool zlib;			/* -Z zlib (the default) or none */
+	unsigned int keep_dumps;	/* -n: at most this many dumps in DIR */
 	uint64_t min_free;		/* bytes */
-} opt;
+} opt = { .zlib = true };
+
+/*
+ * A progress line on a terminal (stderr): pages done, MiB, rate and time
+ * left.  Silent when stderr is not a terminal, or with -q.
+ */
+void dd_progress(uint64_t done, uint64_t total)
+{
+	static struct timespec start;
+	static uint64_t last_done;
+	struct timespec now;
+	double secs, rate;
+
+	if (opt.quiet || !isatty(STDERR_FILENO) || !total)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!start.tv_sec || done < last_done)
+		start = now;
+	last_done = done;
+	secs = (double)(now.tv_sec - start.tv_sec) + (now.tv_nsec - start.tv_nsec) / 1e9;
+	rate = secs > 0 ? (double)done * DISKDUMP_BLOCK_SIZE / secs / (1 << 20) : 0;
+	fprintf(stderr,
+		"\rsavecore: %3u%%  %" PRIu64 " of %" PRIu64 " MiB  %.1f MiB/s  ETA %.0f s   ",
+		(unsigned int)(done * 100 / total), (done * DISKDUMP_BLOCK_SIZE) >> 20,
+		(total * DISKDUMP_BLOCK_SIZE) >> 20, rate,
+		rate > 0 ? (double)(total - done) * DISKDUMP_BLOCK_SIZE / (1 << 20) / rate : 0.0);
+	if (done >= total) {
+		fputc('\n', stderr);
+		start.tv_sec = 0;
+	}
+}
 
 #define info(...) do { if (!opt.quiet) printf(__VA_ARGS__); } while (0)
 #define verbose(...) do { if (opt.verbose) printf(__VA_ARGS__); } while (0)
@@ -66,6 +100,22 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 	}
 	memcpy(&d->h, block, sizeof(d->h));
 	free(block);
+	if (opt.force) {
+		/* -f: a header whose checksum is wrong is still read, every
+		 * other check applies (and the reader is fuzzed without the crc)
+		 */
+		struct diskdump_header copy = d->h;
+		uint32_t crc;
+
+		copy.crc = 0;
+		crc = dd_crc32(0, &copy, sizeof(copy));
+		if (crc != d->h.crc) {
+			fprintf(stderr,
+				"savecore: %s: header checksum mismatch, reading it anyway (-f)\n",
+				dev->path);
+			d->h.crc = crc;
+		}
+	}
 	if (dd_check_header(&d->h, dev->blocks, why, whylen))
 		return -EX_CORRUPT;
 	if (d->h.bitmap_blocks != (d->h.max_pfn + DISKDUMP_BLOCK_SIZE * 8 - 1) /
@@ -489,16 +539,17 @@ int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd)
 		fprintf(stderr, "savecore: write: %s\n", strerror(errno));
 		ret = errno == ENOSPC ? -EX_NOSPACE : -EX_ERROR;
 	}
-	for (size_t i = 0; i < d->nr_segs && !ret; i++) {
+	for (size_t i = 0, total = 0, done = 0; i < d->nr_segs && !ret; i++) {
 		const struct dd_seg *s = &d->segs[i];
 
+		if (!i)
+			for (size_t j = 0; j < d->nr_segs; j++)
+				total += d->segs[j].pages;
 		ret = copy_pages(dev, d, fd, s->first_rank, s->pages,
 				 ph[i + 1].p_offset, buf);
-		if (!ret && !opt.quiet && isatty(STDOUT_FILENO))
-			fprintf(stderr, "\rsavecore: segment %zu of %zu", i + 1, d->nr_segs);
+		done += s->pages;
+		dd_progress(done, total);
 	}
-	if (!opt.quiet && isatty(STDOUT_FILENO))
-		fputc('\n', stderr);
 	free(hdr);
 	free(buf);
 	return ret;
@@ -515,6 +566,11 @@ static void print_usage(FILE *f)
 		"  -s, --map-stacks    add PT_LOADs for the CPUs' vmalloc'd stacks, so that\n"
 		"                      gdb unwinds them (crash 8.0.2 then fails to open it)\n"
 		"  -m, --min-free MB   keep at least MB megabytes free in DIR\n"
+		"  -F, --format FMT    elf (default) or kdump (kdump-compressed, as\n"
+		"                      makedumpfile writes it)\n"
+		"  -Z, --compress ALG  for kdump: zlib (default) or none\n"
+		"  -n, --keep-dumps N  after saving, keep only the newest N dumps in DIR\n"
+		"  -f, --force         read a dump whose header checksum is wrong\n"
 		"  -v, --verbose       say more\n"
 		"  -q, --quiet         print only errors\n"
 		"  -h, --help          this text\n"
@@ -601,6 +657,70 @@ static int fsync_path(const char *path)
 	return ret;
 }
 
+/* A saved dump: a directory of DIR holding info and vmcore. */
+struct saved {
+	char name[NAME_MAX + 1];
+	struct timespec when;
+};
+
+static int by_age(const void *a, const void *b)
+{
+	const struct saved *x = a, *y = b;
+
+	if (x->when.tv_sec != y->when.tv_sec)
+		return x->when.tv_sec < y->when.tv_sec ? -1 : 1;
+	if (x->when.tv_nsec != y->when.tv_nsec)
+		return x->when.tv_nsec < y->when.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Keep the newest @keep dumps in @dir (by the time their info was written). */
+static void rotate_dumps(const char *dir, unsigned int keep)
+{
+	struct saved *list = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	char path[PATH_MAX];
+	struct stat st;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return;
+	while ((e = readdir(dp))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/info", dir, e->d_name);
+		if (stat(path, &st))
+			continue;	/* not one of ours, or half written */
+		if (n == cap) {
+			struct saved *l = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof(*l));
+
+			if (!l)
+				break;
+			list = l;
+		}
+		snprintf(list[n].name, sizeof(list[n].name), "%s", e->d_name);
+		list[n++].when = st.st_mtim;
+	}
+	closedir(dp);
+	if (n > keep)
+		qsort(list, n, sizeof(*list), by_age);
+	for (size_t i = 0; n > keep && i < n - keep; i++) {
+		static const char *const files[] = { "vmcore", "info" };
+
+		for (size_t f = 0; f < 2; f++) {
+			snprintf(path, sizeof(path), "%s/%s/%s", dir, list[i].name, files[f]);
+			unlink(path);
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, list[i].name);
+		if (rmdir(path))
+			fprintf(stderr, "savecore: rotating: %s: %s\n", path, strerror(errno));
+		else
+			info("savecore: removed the old dump %s (keeping %u)\n", path, keep);
+	}
+	free(list);
+}
+
 static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 {
 	char target[PATH_MAX], tmp[PATH_MAX + 32], final[PATH_MAX + 32];
@@ -609,11 +729,19 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	FILE *f;
 	int fd, ret;
 
-	if (dd_plan_segments(dev, d)) {
-		fprintf(stderr, "savecore: %s: the dump is too fragmented to save\n", dev->path);
-		return EX_CORRUPT;
+	if (opt.kdump) {
+		/* at worst every page raw, plus headers, bitmaps, descriptors */
+		need = (4 + d->h.note_size / DISKDUMP_BLOCK_SIZE +
+			2 * ((d->h.max_pfn / 8) / DISKDUMP_BLOCK_SIZE + 1)) * DISKDUMP_BLOCK_SIZE +
+		       d->present * (DISKDUMP_BLOCK_SIZE + 24);
+	} else {
+		if (dd_plan_segments(dev, d)) {
+			fprintf(stderr, "savecore: %s: the dump is too fragmented to save\n",
+				dev->path);
+			return EX_CORRUPT;
+		}
+		need = dd_elf_size(d);
 	}
-	need = dd_elf_size(d);
 	if (make_target_dir(dir, &d->h, target, sizeof(target)))
 		return EX_ERROR;
 	if (!statvfs(target, &vfs) &&
@@ -633,8 +761,15 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
 		return EX_ERROR;
 	}
-	verbose("writing %s: %zu segments, %" PRIu64 " bytes\n", final, d->nr_segs, need);
-	ret = -dd_write_elf(dev, d, fd);
+	if (opt.kdump) {
+		verbose("writing %s: kdump-compressed (%s), at most %" PRIu64 " bytes\n", final,
+			opt.zlib ? "zlib" : "uncompressed", need);
+		ret = -dd_write_kdump(dev, d, fd, opt.zlib, &need);
+	} else {
+		verbose("writing %s: ELF, %zu segments, %" PRIu64 " bytes\n", final,
+			d->nr_segs, need);
+		ret = -dd_write_elf(dev, d, fd);
+	}
 	if (!ret && fsync(fd) < 0)
 		ret = errno == ENOSPC ? EX_NOSPACE : EX_ERROR;
 	close(fd);
@@ -656,6 +791,8 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	}
 	fchmod(fileno(f), 0600);
 	print_summary(f, d, dev->path);
+	fprintf(f, "format: %s\n", !opt.kdump ? "elf" :
+		opt.zlib ? "kdump-compressed zlib" : "kdump-compressed none");
 	fprintf(f, "vmcore_bytes: %" PRIu64 "\n", need);
 	if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
 		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
@@ -668,6 +805,8 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	info("savecore: saved %s dump (%" PRIu64 " of %" PRIu64 " pages) to %s\n",
 	     d->present < d->h.nr_dump_pages ? "a PARTIAL" : "a complete",
 	     d->present, (uint64_t)d->h.nr_dump_pages, final);
+	if (opt.keep_dumps)
+		rotate_dumps(dir, opt.keep_dumps);
 	return EX_OK;
 }
 
@@ -678,6 +817,10 @@ int main(int argc, char **argv)
 		{ "keep", no_argument, NULL, 'k' },
 		{ "map-stacks", no_argument, NULL, 's' },
 		{ "min-free", required_argument, NULL, 'm' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "compress", required_argument, NULL, 'Z' },
+		{ "keep-dumps", required_argument, NULL, 'n' },
+		{ "force", no_argument, NULL, 'f' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -690,7 +833,7 @@ int main(int argc, char **argv)
 	struct dd_dev dev;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "cksm:vqhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "cksfm:F:Z:n:vqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			opt.check_only = true;
@@ -701,6 +844,9 @@ int main(int argc, char **argv)
 		case 's':
 			opt.map_stacks = true;
 			break;
+		case 'f':
+			opt.force = true;
+			break;
 		case 'm':
 			errno = 0;
 			opt.min_free = strtoull(optarg, &end, 10);
@@ -709,6 +855,28 @@ int main(int argc, char **argv)
 				return EX_USAGE;
 			}
 			opt.min_free <<= 20;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "elf") || !strcmp(optarg, "kdump")) {
+				opt.kdump = !strcmp(optarg, "kdump");
+				break;
+			}
+			fprintf(stderr, "savecore: --format is elf or kdump, not '%s'\n", optarg);
+			return EX_USAGE;
+		case 'Z':
+			if (!strcmp(optarg, "zlib") || !strcmp(optarg, "none")) {
+				opt.zlib = !strcmp(optarg, "zlib");
+				break;
+			}
+			fprintf(stderr, "savecore: --compress is zlib or none, not '%s'\n", optarg);
+			return EX_USAGE;
+		case 'n':
+			errno = 0;
+			opt.keep_dumps = (unsigned int)strtoul(optarg, &end, 10);
+			if (errno || *end || !opt.keep_dumps || opt.keep_dumps > 10000) {
+				fprintf(stderr, "savecore: bad --keep-dumps '%s'\n", optarg);
+				return EX_USAGE;
+			}
 			break;
 		case 'v':
 			opt.verbose = true;

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kdump-compressed format ("KDUMP   ", header version 6), as
+ * makedumpfile writes it and crash(8) and makedumpfile read it:
+ *
+ *   block 0                 struct kdump_disk_header
+ *   block 1 ...             struct kdump_sub_header, then the ELF notes
+ *                           (NT_PRSTATUS per CPU, VMCOREINFO)
+ *   then                    RAM bitmap, dumpable bitmap (block aligned)
+ *   then                    one struct kdump_page_desc per dumpable page,
+ *                           in PFN order
+ *   then                    one shared zero page, then the page data
+ *
+ * Every page is stored zlib-compressed if that makes it smaller, else raw;
+ * all-zero pages share the one zero page.  Pages the partition does not
+ * hold (a partial dump) are cleared from the dumpable bitmap, and the
+ * header says incomplete.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "savecore.h"
+
+#define KDUMP_SIGNATURE		"KDUMP   "
+#define KDUMP_VERSION		6
+#define KDUMP_ZLIB		0x1	/* page_desc.flags and header status */
+#define KDUMP_INCOMPLETE	0x8	/* header status */
+#define KDUMP_CHUNK		256	/* pages read and written at a time */
+
+struct kdump_disk_header {		/* 464 bytes on x86_64 */
+	char signature[8];
+	int32_t header_version;
+	char utsname[6][65];
+	char pad[6];
+	int64_t tv_sec;
+	int64_t tv_usec;
+	uint32_t status;
+	int32_t block_size;
+	int32_t sub_hdr_size;		/* blocks: sub header + notes */
+	uint32_t bitmap_blocks;		/* both bitmaps */
+	uint32_t max_mapnr;
+	uint32_t total_ram_blocks;
+	uint32_t device_blocks;
+	uint32_t written_blocks;
+	uint32_t current_cpu;
+	int32_t nr_cpus;
+};
+
+struct kdump_sub_header {		/* 104 bytes */
+	uint64_t phys_base;
+	int32_t dump_level;
+	int32_t split;
+	uint64_t start_pfn;
+	uint64_t end_pfn;
+	int64_t offset_vmcoreinfo;
+	uint64_t size_vmcoreinfo;
+	int64_t offset_note;
+	uint64_t size_note;
+	int64_t offset_eraseinfo;
+	uint64_t size_eraseinfo;
+	uint64_t start_pfn_64;
+	uint64_t end_pfn_64;
+	uint64_t max_mapnr_64;
+};
+
+struct kdump_page_desc {		/* 24 bytes */
+	int64_t offset;
+	uint32_t size;
+	uint32_t flags;
+	uint64_t page_flags;
+};
+
+_Static_assert(sizeof(struct kdump_disk_header) == 464, "disk_dump_header layout");
+_Static_assert(sizeof(struct kdump_sub_header) == 104, "kdump_sub_header layout");
+_Static_assert(sizeof(struct kdump_page_desc) == 24, "page_desc layout");
+
+static int put(int fd, const void *buf, size_t len, uint64_t off)
+{
+	if (pwrite(fd, buf, len, (off_t)off) == (ssize_t)len)
+		return 0;
+	fprintf(stderr, "savecore: write: %s\n", strerror(errno ? errno : EIO));
+	return errno == ENOSPC ? -EX_NOSPACE : -EX_ERROR;
+}
+
+/* File offset and length of the VMCOREINFO text inside the notes. */
+static void find_vmcoreinfo(const struct dd_dump *d, uint64_t *off, uint64_t *len)
+{
+	uint64_t pos = 0, size = d->h.note_size;
+
+	*off = 0;
+	*len = 0;
+	while (pos + 12 <= size) {
+		const uint32_t *n = (const uint32_t *)(d->notes + pos);
+		uint64_t name = (n[0] + 3ULL) & ~3ULL, desc = (n[1] + 3ULL) & ~3ULL;
+
+		if (pos + 12 + name + desc > size)
+			return;
+		if (n[0] == 11 && !memcmp(d->notes + pos + 12, "VMCOREINFO", 11)) {
+			*off = pos + 12 + name;
+			*len = n[1];
+			return;
+		}
+		pos += 12 + name + desc;
+	}
+}
+
+static bool page_is_zero(const unsigned char *p)
+{
+	for (size_t i = 0; i < DISKDUMP_BLOCK_SIZE; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+static int write_headers(const struct dd_dump *d, int fd, bool zlib,
+			 uint32_t sub_blocks, uint32_t bitmap_blocks)
+{
+	struct kdump_disk_header *hdr;
+	struct kdump_sub_header *sub;
+	unsigned char *blk;
+	uint64_t vi_off, vi_len;
+	char val[32];
+	int ret;
+
+	blk = calloc(1 + sub_blocks, DISKDUMP_BLOCK_SIZE);
+	if (!blk)
+		return -EX_ERROR;
+	hdr = (struct kdump_disk_header *)blk;
+	memcpy(hdr->signature, KDUMP_SIGNATURE, 8);
+	hdr->header_version = KDUMP_VERSION;
+	snprintf(hdr->utsname[0], 65, "%.64s", d->h.sysname);
+	snprintf(hdr->utsname[1], 65, "%.64s", d->h.nodename);
+	snprintf(hdr->utsname[2], 65, "%.64s", d->h.release);
+	snprintf(hdr->utsname[3], 65, "%.64s", d->h.version_str);
+	snprintf(hdr->utsname[4], 65, "%.64s", d->h.machine);
+	snprintf(hdr->utsname[5], 65, "%.64s", d->h.domainname);
+	hdr->tv_sec = (int64_t)d->h.time_sec;
+	hdr->tv_usec = 0;	/* not a power of two: libkdumpfile probes it */
+	hdr->status = (zlib ? KDUMP_ZLIB : 0) |
+		      (d->present < d->h.nr_dump_pages ? KDUMP_INCOMPLETE : 0);
+	hdr->block_size = DISKDUMP_BLOCK_SIZE;
+	hdr->sub_hdr_size = (int32_t)sub_blocks;
+	hdr->bitmap_blocks = bitmap_blocks;
+	hdr->max_mapnr = (uint32_t)d->h.max_pfn;
+	hdr->current_cpu = d->h.panic_cpu;
+	hdr->nr_cpus = (int32_t)d->h.nr_cpus;
+
+	sub = (struct kdump_sub_header *)(blk + DISKDUMP_BLOCK_SIZE);
+	if (dd_vmcoreinfo(d, "NUMBER(phys_base)", val, sizeof(val)))
+		sub->phys_base = strtoull(val, NULL, 0);
+	sub->dump_level = (int32_t)d->h.dump_level;
+	sub->offset_note = DISKDUMP_BLOCK_SIZE + sizeof(*sub);
+	sub->size_note = d->h.note_size;
+	find_vmcoreinfo(d, &vi_off, &vi_len);
+	if (vi_len) {
+		sub->offset_vmcoreinfo = (int64_t)(sub->offset_note + vi_off);
+		sub->size_vmcoreinfo = vi_len;
+	}
+	sub->max_mapnr_64 = d->h.max_pfn;
+	memcpy(blk + sub->offset_note, d->notes, d->h.note_size);
+
+	ret = put(fd, blk, (1 + (size_t)sub_blocks) * DISKDUMP_BLOCK_SIZE, 0);
+	free(blk);
+	return ret;
+}
+
+/*
+ * The dumpable bitmap: the pages the partition actually holds, the first
+ * d->present of the dump bitmap's pages.
+ */
+static int write_bitmaps(const struct dd_dump *d, int fd, uint64_t off,
+			 uint64_t map_bytes, uint64_t *nr_pages)
+{
+	uint8_t *present = calloc(1, map_bytes);
+	uint64_t rank = 0;
+	int ret;
+
+	if (!present)
+		return -EX_ERROR;
+	for (uint64_t pfn = 0; pfn < d->h.max_pfn && rank < d->present; pfn++) {
+		if (dd_test_bit(d->dump_map, pfn)) {
+			present[pfn / 8] |= (uint8_t)(1 << (pfn % 8));
+			rank++;
+		}
+	}
+	*nr_pages = rank;
+	ret = put(fd, d->ram_map, (d->h.max_pfn + 7) / 8, off);
+	if (!ret)
+		ret = put(fd, present, map_bytes, off + map_bytes);
+	free(present);
+	return ret;
+}
+
+/*
+ * Compress @n pages from @in into @out, filling @pd; the data goes to file
+ * offset *@data.
+ */
+static int pack_pages(const unsigned char *in, unsigned int n, bool zlib,
+		      uint64_t zero_off, struct kdump_page_desc *pd,
+		      unsigned char *out, size_t *out_len, uint64_t *data)
+{
+	size_t used = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		const unsigned char *page = in + (size_t)i * DISKDUMP_BLOCK_SIZE;
+		uLongf clen = compressBound(DISKDUMP_BLOCK_SIZE);
+
+		memset(&pd[i], 0, sizeof(pd[i]));
+		if (page_is_zero(page)) {
+			pd[i].offset = (int64_t)zero_off;
+			pd[i].size = DISKDUMP_BLOCK_SIZE;
+			continue;
+		}
+		pd[i].offset = (int64_t)(*data + used);
+		if (zlib && compress2(out + used, &clen, page, DISKDUMP_BLOCK_SIZE, 1) == Z_OK &&
+		    clen < DISKDUMP_BLOCK_SIZE) {
+			pd[i].size = (uint32_t)clen;
+			pd[i].flags = KDUMP_ZLIB;
+		} else {
+			memcpy(out + used, page, DISKDUMP_BLOCK_SIZE);
+			pd[i].size = DISKDUMP_BLOCK_SIZE;
+		}
+		used += pd[i].size;
+	}
+	*out_len = used;
+	*data += used;
+	return 0;
+}
+
+int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd, bool zlib,
+		   uint64_t *bytes)
+{
+	uint64_t map_bytes, map_blocks, sub_blocks, off, desc_off, data, zero_off;
+	uint64_t nr_pages, done = 0;
+	size_t bound = compressBound(DISKDUMP_BLOCK_SIZE);
+	unsigned char *in = NULL, *out = NULL, *zero = NULL;
+	struct kdump_page_desc *pd = NULL;
+	int ret;
+
+	map_blocks = ((d->h.max_pfn + 7) / 8 + DISKDUMP_BLOCK_SIZE - 1) / DISKDUMP_BLOCK_SIZE;
+	map_bytes = map_blocks * DISKDUMP_BLOCK_SIZE;
+	sub_blocks = (sizeof(struct kdump_sub_header) + d->h.note_size +
+		      DISKDUMP_BLOCK_SIZE - 1) / DISKDUMP_BLOCK_SIZE;
+	if (2 * map_blocks > UINT32_MAX || sub_blocks > INT32_MAX)
+		return -EX_CORRUPT;
+	ret = write_headers(d, fd, zlib, (uint32_t)sub_blocks, (uint32_t)(2 * map_blocks));
+	if (ret)
+		return ret;
+	off = (1 + sub_blocks) * DISKDUMP_BLOCK_SIZE;
+	ret = write_bitmaps(d, fd, off, map_bytes, &nr_pages);
+	if (ret)
+		return ret;
+
+	desc_off = off + 2 * map_bytes;
+	zero_off = desc_off + nr_pages * sizeof(*pd);
+	data = zero_off + DISKDUMP_BLOCK_SIZE;
+	in = malloc((size_t)KDUMP_CHUNK * DISKDUMP_BLOCK_SIZE);
+	out = malloc((size_t)KDUMP_CHUNK * bound);
+	zero = calloc(1, DISKDUMP_BLOCK_SIZE);
+	pd = malloc(KDUMP_CHUNK * sizeof(*pd));
+	ret = in && out && zero && pd ? put(fd, zero, DISKDUMP_BLOCK_SIZE, zero_off) : -EX_ERROR;
+	while (!ret && done < nr_pages) {
+		unsigned int n = nr_pages - done < KDUMP_CHUNK ? (unsigned int)(nr_pages - done)
+							       : KDUMP_CHUNK;
+		size_t len;
+		uint64_t at = data;
+
+		if (dd_read_blocks(dev, d->h.data_block + done, in, n)) {
+			fprintf(stderr, "savecore: %s: read error at page %" PRIu64 "\n",
+				dev->path, done);
+			ret = -EX_ERROR;
+			break;
+		}
+		pack_pages(in, n, zlib, zero_off, pd, out, &len, &data);
+		ret = put(fd, out, len, at);
+		if (!ret)
+			ret = put(fd, pd, n * sizeof(*pd), desc_off + done * sizeof(*pd));
+		done += n;
+		dd_progress(done, nr_pages);
+	}
+	free(in);
+	free(out);
+	free(zero);
+	free(pd);
+	if (bytes)
+		*bytes = data;
+	return ret;
+}
