@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dd_vmcoreinfo(&d, "OSRELEASE", val, sizeof(val));
 			dd_vmcoreinfo(&d, "SYMBOL(swapper_pg_dir)", val, sizeof(val));
 			dd_write_elf(&dev, &d, null_fd);
-			dd_write_kdump(&dev, &d, null_fd, true, NULL);
+			dd_write_kdump(&dev, &d, null_fd, DD_ZLIB, NULL);
 		}
 		dd_free(&d);
 		dd_close(&dev);

@@ -28,3 +28,21 @@ python3 tests/check-vmcore.py "$(the_vmcore)" --same-as "$elf" >"$WORK/same.txt"
 note "$(grep '^same' "$WORK/same.txt"); kdump $((bytes >> 20)) MiB vs ELF $(($(stat -c %s "$elf") >> 20)) MiB"
 check_dmesg "sysrq triggered crash"
 check_crash ddpattern
+# LZO and zstd pages (-Z lzo|zstd, saved on the host from the same
+# partition): makedumpfile reads the LZO file's kernel log, crash the zstd
+# file's tasks (the unit tests check every page of both).
+for z in lzo zstd; do
+	mkdir -p "$WORK/host-$z"
+	tools/savecore/savecore -q -k -F kdump -Z "$z" "$WORK/part.img" "$WORK/host-$z" ||
+		fail "host savecore -F kdump -Z $z failed"
+done
+lzo=$(find "$WORK/host-lzo" -name vmcore)
+zstd=$(find "$WORK/host-zstd" -name vmcore)
+timeout 120 makedumpfile --dump-dmesg "$lzo" "$WORK/dmesg-lzo.txt" >"$WORK/mdf-lzo.txt" 2>&1 ||
+	{ cat "$WORK/mdf-lzo.txt"; fail "makedumpfile cannot read the LZO kdump file"; }
+grep -q "Kernel panic - not syncing: sysrq triggered crash" "$WORK/dmesg-lzo.txt" ||
+	fail "the panic message is not in the LZO file's log"
+printf 'quit\n' | timeout 180 crash -s "$VMLINUX" "$zstd" >"$WORK/crash-zstd.txt" 2>&1 || true
+grep -Eq "^PID: +[0-9]+ +TASK: |active task ffff[0-9a-f]+ on cpu [0-9]+" "$WORK/crash-zstd.txt" ||
+	{ cat "$WORK/crash-zstd.txt"; fail "crash did not read the zstd kdump file"; }
+note "-Z lzo: $(($(stat -c %s "$lzo") >> 20)) MiB, makedumpfile reads its log; -Z zstd: $(($(stat -c %s "$zstd") >> 20)) MiB, crash finds the active task"

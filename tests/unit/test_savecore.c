@@ -15,7 +15,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <lzo/lzo1x.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "../../tools/savecore/ddcore.h"
 #include "../../tools/savecore/savecore.h"
@@ -304,7 +306,7 @@ static int test_complete_dump_to_elf(void)
 
 /* ---- kdump-compressed output, read back the way crash(8) reads it ---- */
 
-static char *save_kdump(struct img *im, bool zlib, size_t *len)
+static char *save_kdump(struct img *im, enum dd_compress how, size_t *len)
 {
 	struct dd_dump d;
 	struct dd_dev dev;
@@ -318,7 +320,7 @@ static char *save_kdump(struct img *im, bool zlib, size_t *len)
 		return NULL;
 	snprintf(out, sizeof(out), "%s.kdump", im->path);
 	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || dd_write_kdump(&dev, &d, fd, zlib, &bytes))
+	if (fd < 0 || dd_write_kdump(&dev, &d, fd, how, &bytes))
 		return NULL;
 	fstat(fd, &st);
 	if ((uint64_t)st.st_size != bytes)
@@ -344,6 +346,7 @@ static int kdump_page(const char *f, size_t len, uint64_t pfn, unsigned char *pa
 	const unsigned char *ram, *dumpable, *pd;
 	int64_t off;
 	uLongf out = BS;
+	lzo_uint lout = BS;
 
 	memcpy(&sub_blocks, f + 432, 4);
 	memcpy(&bitmap_blocks, f + 436, 4);
@@ -365,15 +368,20 @@ static int kdump_page(const char *f, size_t len, uint64_t pfn, unsigned char *pa
 	memcpy(&flags, pd + 12, 4);
 	if (off <= 0 || (uint64_t)off + size > len || size > BS)
 		return -1;
-	if (flags == 1)
+	if (flags == 0x1)
 		return uncompress(page, &out, (const Bytef *)f + off, size) == Z_OK && out == BS ? 1 : -1;
+	if (flags == 0x2)
+		return lzo1x_decompress_safe((const unsigned char *)f + off, size, page, &lout,
+					     NULL) == LZO_E_OK && lout == BS ? 1 : -1;
+	if (flags == 0x20)
+		return ZSTD_decompress(page, BS, f + off, size) == BS ? 1 : -1;
 	if (flags || size != BS)
 		return -1;
 	memcpy(page, f + off, BS);
 	return 1;
 }
 
-static int check_kdump(bool zlib, uint64_t written)
+static int check_kdump(enum dd_compress how, uint64_t written)
 {
 	unsigned char page[BS];
 	uint64_t want[BS / 8];
@@ -383,20 +391,23 @@ static int check_kdump(bool zlib, uint64_t written)
 	int32_t version;
 	char *f;
 
-	img_init(&im, zlib ? "kdz" : "kdraw", 600);
+	static const char *const names[] = { "kdraw", "kdzlib", "kdlzo", "kdzstd" };
+	static const uint32_t flag[] = { 0, 0x1, 0x2, 0x20 };
+
+	img_init(&im, names[how], 600);
 	if (written < im.written) {
 		im.written = written;
 		im.status = DISKDUMP_STATUS_INCOMPLETE;
 	}
 	make_dump(&im);
-	f = save_kdump(&im, zlib, &len);
+	f = save_kdump(&im, how, &len);
 	CHECK(f);
 	CHECK(!memcmp(f, "KDUMP   ", 8));
 	memcpy(&version, f + 8, 4);
 	memcpy(&status, f + 424, 4);
 	CHECK(version == 6);
 	CHECK(!!(status & 0x8) == (written < im.ram_hi - im.ram_lo));	/* incomplete */
-	CHECK(!!(status & 0x1) == zlib);
+	CHECK((status & 0x27) == flag[how]);
 	CHECK(!strcmp(f + 12 + 2 * 65, "6.12.0"));			/* utsname.release */
 	for (uint64_t pfn = 0; pfn < im.max_pfn; pfn++) {
 		int r = kdump_page(f, len, pfn, page);
@@ -408,25 +419,35 @@ static int check_kdump(bool zlib, uint64_t written)
 			CHECK(!memcmp(page, want, BS));
 		}
 	}
-	if (zlib)	/* the pattern compresses: the file is smaller than the pages */
+	if (how != DD_NONE)	/* the pattern compresses: smaller than the pages */
 		CHECK(len < (im.written + 8) * BS);
 	free(f);
 	return 0;
 }
 
-static int test_kdump_compressed(void)
+static int test_kdump_zlib(void)
 {
-	return check_kdump(true, 1000);
+	return check_kdump(DD_ZLIB, 1000);
+}
+
+static int test_kdump_lzo(void)
+{
+	return check_kdump(DD_LZO, 1000);
+}
+
+static int test_kdump_zstd(void)
+{
+	return check_kdump(DD_ZSTD, 1000);
 }
 
 static int test_kdump_uncompressed(void)
 {
-	return check_kdump(false, 1000);
+	return check_kdump(DD_NONE, 1000);
 }
 
 static int test_kdump_partial(void)
 {
-	return check_kdump(true, 50);
+	return check_kdump(DD_ZLIB, 50);
 }
 
 static int run(char *const argv[]);
@@ -761,7 +782,9 @@ int main(int argc, char **argv)
 	RUN(test_savecore_keeps_corrupt_dump);
 	RUN(test_savecore_no_space);
 	RUN(test_diskdumpfmt);
-	RUN(test_kdump_compressed);
+	RUN(test_kdump_zlib);
+	RUN(test_kdump_lzo);
+	RUN(test_kdump_zstd);
 	RUN(test_kdump_uncompressed);
 	RUN(test_kdump_partial);
 	RUN(test_savecore_rotation);

@@ -11,7 +11,8 @@
  *                           in PFN order
  *   then                    one shared zero page, then the page data
  *
- * Every page is stored zlib-compressed if that makes it smaller, else raw;
+ * Every page is stored compressed (zlib, LZO1X-1 or zstd, one per file) if
+ * that makes it smaller, else raw;
  * all-zero pages share the one zero page.  Pages the partition does not
  * hold (a partial dump) are cleared from the dumpable bitmap, and the
  * header says incomplete.
@@ -23,14 +24,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <lzo/lzo1x.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "savecore.h"
 
 #define KDUMP_SIGNATURE		"KDUMP   "
 #define KDUMP_VERSION		6
 #define KDUMP_ZLIB		0x1	/* page_desc.flags and header status */
+#define KDUMP_LZO		0x2
 #define KDUMP_INCOMPLETE	0x8	/* header status */
+#define KDUMP_ZSTD		0x20
+#define PAGE_BOUND		(DISKDUMP_BLOCK_SIZE + DISKDUMP_BLOCK_SIZE / 16 + 64 + 3)
 #define KDUMP_CHUNK		256	/* pages read and written at a time */
 
 struct kdump_disk_header {		/* 464 bytes on x86_64 */
@@ -112,13 +118,66 @@ static void find_vmcoreinfo(const struct dd_dump *d, uint64_t *off, uint64_t *le
 
 static bool page_is_zero(const unsigned char *p)
 {
-	for (size_t i = 0; i < DISKDUMP_BLOCK_SIZE; i++)
-		if (p[i])
-			return false;
-	return true;
+	static const unsigned char zero[DISKDUMP_BLOCK_SIZE];
+
+	return !memcmp(p, zero, sizeof(zero));
 }
 
-static int write_headers(const struct dd_dump *d, int fd, bool zlib,
+static uint32_t method_flag(enum dd_compress how)
+{
+	switch (how) {
+	case DD_ZLIB:
+		return KDUMP_ZLIB;
+	case DD_LZO:
+		return KDUMP_LZO;
+	case DD_ZSTD:
+		return KDUMP_ZSTD;
+	default:
+		return 0;
+	}
+}
+
+/* What the compressors keep between pages. */
+struct packer {
+	enum dd_compress how;
+	z_stream zs;		/* zlib: initialised once, reset per page */
+	void *lzo_work;
+};
+
+/* One zlib stream per page, as crash's uncompress() wants. */
+static size_t zlib_page(z_stream *zs, const unsigned char *page, unsigned char *out)
+{
+	if (deflateReset(zs) != Z_OK)
+		return 0;
+	zs->next_in = (Bytef *)page;
+	zs->avail_in = DISKDUMP_BLOCK_SIZE;
+	zs->next_out = out;
+	zs->avail_out = PAGE_BOUND;
+	return deflate(zs, Z_FINISH) == Z_STREAM_END ? zs->total_out : 0;
+}
+
+/* Compress one page into @out (PAGE_BOUND bytes); its size, or 0 if not. */
+static size_t compress_page(struct packer *pk, const unsigned char *page,
+			    unsigned char *out)
+{
+	lzo_uint llen = PAGE_BOUND;
+	size_t n;
+
+	switch (pk->how) {
+	case DD_ZLIB:
+		return zlib_page(&pk->zs, page, out);
+	case DD_LZO:
+		return lzo1x_1_compress(page, DISKDUMP_BLOCK_SIZE, out, &llen, pk->lzo_work) ==
+		       LZO_E_OK ? llen : 0;
+	case DD_ZSTD:
+		n = ZSTD_compress(out, PAGE_BOUND, page, DISKDUMP_BLOCK_SIZE, 1);
+		return ZSTD_isError(n) ? 0 : n;
+	default:
+		return 0;
+	}
+}
+
+static int write_headers(const struct dd_dump *d, int fd, enum dd_compress how,
 			 uint32_t sub_blocks, uint32_t bitmap_blocks)
 {
 	struct kdump_disk_header *hdr;
@@ -142,7 +201,7 @@ static int write_headers(const struct dd_dump *d, int fd, bool zlib,
 	snprintf(hdr->utsname[5], 65, "%.64s", d->h.domainname);
 	hdr->tv_sec = (int64_t)d->h.time_sec;
 	hdr->tv_usec = 0;	/* not a power of two: libkdumpfile probes it */
-	hdr->status = (zlib ? KDUMP_ZLIB : 0) |
+	hdr->status = method_flag(how) |
 		      (d->present < d->h.nr_dump_pages ? KDUMP_INCOMPLETE : 0);
 	hdr->block_size = DISKDUMP_BLOCK_SIZE;
 	hdr->sub_hdr_size = (int32_t)sub_blocks;
@@ -201,7 +260,7 @@ static int write_bitmaps(const struct dd_dump *d, int fd, uint64_t off,
  * Compress @n pages from @in into @out, filling @pd; the data goes to file
  * offset *@data.
  */
-static int pack_pages(const unsigned char *in, unsigned int n, bool zlib,
+static int pack_pages(struct packer *pk, const unsigned char *in, unsigned int n,
 		      uint64_t zero_off, struct kdump_page_desc *pd,
 		      unsigned char *out, size_t *out_len, uint64_t *data)
 {
@@ -209,7 +268,7 @@ static int pack_pages(const unsigned char *in, unsigned int n, bool zlib,
 
 	for (unsigned int i = 0; i < n; i++) {
 		const unsigned char *page = in + (size_t)i * DISKDUMP_BLOCK_SIZE;
-		uLongf clen = compressBound(DISKDUMP_BLOCK_SIZE);
+		size_t clen;
 
 		memset(&pd[i], 0, sizeof(pd[i]));
 		if (page_is_zero(page)) {
@@ -218,10 +277,10 @@ static int pack_pages(const unsigned char *in, unsigned int n, bool zlib,
 			continue;
 		}
 		pd[i].offset = (int64_t)(*data + used);
-		if (zlib && compress2(out + used, &clen, page, DISKDUMP_BLOCK_SIZE, 1) == Z_OK &&
-		    clen < DISKDUMP_BLOCK_SIZE) {
+		clen = compress_page(pk, page, out + used);
+		if (clen && clen < DISKDUMP_BLOCK_SIZE) {
 			pd[i].size = (uint32_t)clen;
-			pd[i].flags = KDUMP_ZLIB;
+			pd[i].flags = method_flag(pk->how);
 		} else {
 			memcpy(out + used, page, DISKDUMP_BLOCK_SIZE);
 			pd[i].size = DISKDUMP_BLOCK_SIZE;
@@ -233,13 +292,13 @@ static int pack_pages(const unsigned char *in, unsigned int n, bool zlib,
 	return 0;
 }
 
-int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd, bool zlib,
-		   uint64_t *bytes)
+int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
+		   enum dd_compress how, uint64_t *bytes)
 {
-	uint64_t map_bytes, map_blocks, sub_blocks, off, desc_off, data, zero_off;
+	uint64_t map_bytes, map_blocks, sub_blocks, off, desc_off, data = 0, zero_off;
 	uint64_t nr_pages, done = 0;
-	size_t bound = compressBound(DISKDUMP_BLOCK_SIZE);
 	unsigned char *in = NULL, *out = NULL, *zero = NULL;
+	struct packer pk = { .how = how };
 	struct kdump_page_desc *pd = NULL;
 	int ret;
 
@@ -249,22 +308,27 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd, bool zli
 		      DISKDUMP_BLOCK_SIZE - 1) / DISKDUMP_BLOCK_SIZE;
 	if (2 * map_blocks > UINT32_MAX || sub_blocks > INT32_MAX)
 		return -EX_CORRUPT;
-	ret = write_headers(d, fd, zlib, (uint32_t)sub_blocks, (uint32_t)(2 * map_blocks));
-	if (ret)
-		return ret;
+	if (how == DD_LZO && lzo_init() != LZO_E_OK)
+		return -EX_ERROR;
+	if (how == DD_ZLIB && deflateInit(&pk.zs, 1) != Z_OK)
+		return -EX_ERROR;
+	ret = write_headers(d, fd, how, (uint32_t)sub_blocks, (uint32_t)(2 * map_blocks));
 	off = (1 + sub_blocks) * DISKDUMP_BLOCK_SIZE;
-	ret = write_bitmaps(d, fd, off, map_bytes, &nr_pages);
+	if (!ret)
+		ret = write_bitmaps(d, fd, off, map_bytes, &nr_pages);
 	if (ret)
-		return ret;
+		goto out;
 
 	desc_off = off + 2 * map_bytes;
 	zero_off = desc_off + nr_pages * sizeof(*pd);
 	data = zero_off + DISKDUMP_BLOCK_SIZE;
 	in = malloc((size_t)KDUMP_CHUNK * DISKDUMP_BLOCK_SIZE);
-	out = malloc((size_t)KDUMP_CHUNK * bound);
+	out = malloc((size_t)KDUMP_CHUNK * PAGE_BOUND);
+	pk.lzo_work = malloc(LZO1X_1_MEM_COMPRESS);
 	zero = calloc(1, DISKDUMP_BLOCK_SIZE);
 	pd = malloc(KDUMP_CHUNK * sizeof(*pd));
-	ret = in && out && zero && pd ? put(fd, zero, DISKDUMP_BLOCK_SIZE, zero_off) : -EX_ERROR;
+	ret = in && out && zero && pd && pk.lzo_work ? put(fd, zero, DISKDUMP_BLOCK_SIZE, zero_off)
+						   : -EX_ERROR;
 	while (!ret && done < nr_pages) {
 		unsigned int n = nr_pages - done < KDUMP_CHUNK ? (unsigned int)(nr_pages - done)
 							       : KDUMP_CHUNK;
@@ -277,7 +341,7 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd, bool zli
 			ret = -EX_ERROR;
 			break;
 		}
-		pack_pages(in, n, zlib, zero_off, pd, out, &len, &data);
+		pack_pages(&pk, in, n, zero_off, pd, out, &len, &data);
 		ret = put(fd, out, len, at);
 		if (!ret)
 			ret = put(fd, pd, n * sizeof(*pd), desc_off + done * sizeof(*pd));
@@ -288,6 +352,10 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd, bool zli
 	free(out);
 	free(zero);
 	free(pd);
+	free(pk.lzo_work);
+out:
+	if (how == DD_ZLIB)
+		deflateEnd(&pk.zs);
 	if (bytes)
 		*bytes = data;
 	return ret;

@@ -36,10 +36,14 @@
 static struct {
 	bool check_only, verbose, keep, force, quiet, map_stacks;
 	bool kdump;			/* -F kdump: kdump-compressed output */
-	bool zlib;			/* -Z zlib (the default) or none */
+	enum dd_compress compress;	/* -Z: zlib (the default), lzo, zstd, none */
 	unsigned int keep_dumps;	/* -n: at most this many dumps in DIR */
 	uint64_t min_free;		/* bytes */
-} opt = { .zlib = true };
+} opt = { .compress = DD_ZLIB };
+
+static const char *const compress_names[] = {
+	[DD_NONE] = "none", [DD_ZLIB] = "zlib", [DD_LZO] = "lzo", [DD_ZSTD] = "zstd",
+};
 
 /*
  * A progress line on a terminal (stderr): pages done, MiB, rate and time
@@ -568,7 +572,7 @@ static void print_usage(FILE *f)
 		"  -m, --min-free MB   keep at least MB megabytes free in DIR\n"
 		"  -F, --format FMT    elf (default) or kdump (kdump-compressed, as\n"
 		"                      makedumpfile writes it)\n"
-		"  -Z, --compress ALG  for kdump: zlib (default) or none\n"
+		"  -Z, --compress ALG  for kdump: zlib (default), lzo, zstd or none\n"
 		"  -n, --keep-dumps N  after saving, keep only the newest N dumps in DIR\n"
 		"  -f, --force         read a dump whose header checksum is wrong\n"
 		"  -v, --verbose       say more\n"
@@ -763,8 +767,8 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	}
 	if (opt.kdump) {
 		verbose("writing %s: kdump-compressed (%s), at most %" PRIu64 " bytes\n", final,
-			opt.zlib ? "zlib" : "uncompressed", need);
-		ret = -dd_write_kdump(dev, d, fd, opt.zlib, &need);
+			compress_names[opt.compress], need);
+		ret = -dd_write_kdump(dev, d, fd, opt.compress, &need);
 	} else {
 		verbose("writing %s: ELF, %zu segments, %" PRIu64 " bytes\n", final,
 			d->nr_segs, need);
@@ -791,8 +795,10 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	}
 	fchmod(fileno(f), 0600);
 	print_summary(f, d, dev->path);
-	fprintf(f, "format: %s\n", !opt.kdump ? "elf" :
-		opt.zlib ? "kdump-compressed zlib" : "kdump-compressed none");
+	if (opt.kdump)
+		fprintf(f, "format: kdump-compressed %s\n", compress_names[opt.compress]);
+	else
+		fprintf(f, "format: elf\n");
 	fprintf(f, "vmcore_bytes: %" PRIu64 "\n", need);
 	if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
 		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
@@ -864,12 +870,17 @@ int main(int argc, char **argv)
 			fprintf(stderr, "savecore: --format is elf or kdump, not '%s'\n", optarg);
 			return EX_USAGE;
 		case 'Z':
-			if (!strcmp(optarg, "zlib") || !strcmp(optarg, "none")) {
-				opt.zlib = !strcmp(optarg, "zlib");
-				break;
+			for (c = DD_ZSTD; c >= DD_NONE; c--)
+				if (!strcmp(optarg, compress_names[c]))
+					break;
+			if (c < DD_NONE) {
+				fprintf(stderr,
+					"savecore: --compress is zlib, lzo, zstd or none, not '%s'\n",
+					optarg);
+				return EX_USAGE;
 			}
-			fprintf(stderr, "savecore: --compress is zlib or none, not '%s'\n", optarg);
-			return EX_USAGE;
+			opt.compress = (enum dd_compress)c;
+			break;
 		case 'n':
 			errno = 0;
 			opt.keep_dumps = (unsigned int)strtoul(optarg, &end, 10);

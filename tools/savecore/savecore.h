@@ -38,8 +38,9 @@ const char *dd_vmcoreinfo(const struct dd_dump *d, const char *key, char *val,
 uint64_t dd_elf_size(const struct dd_dump *d);
 int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd);
 void dd_free(struct dd_dump *d);
-int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd, bool zlib,
-		   uint64_t *bytes);
+enum dd_compress { DD_NONE, DD_ZLIB, DD_LZO, DD_ZSTD };
+int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
+		   enum dd_compress how, uint64_t *bytes);
 void dd_progress(uint64_t done, uint64_t total);
 
 #endif
