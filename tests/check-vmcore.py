@@ -139,6 +139,10 @@ def main():
     ap.add_argument('--allow-missing', action='store_true')
     ap.add_argument('--expect-partial', action='store_true')
     ap.add_argument('--min-match', type=int, default=1)
+    ap.add_argument('--expect-absent', action='store_true',
+                    help='every pattern page must be absent (a dump level left them out)')
+    ap.add_argument('--no-zero-pages', action='store_true',
+                    help='no page in the dump may be all zeroes')
     ap.add_argument('--same-as', metavar='VMCORE',
                     help='another vmcore (ELF or kdump) that must hold the same pages')
     a = ap.parse_args()
@@ -191,8 +195,25 @@ def main():
                     print('  page %#x: first words %s' % (pfn, [hex(w) for w in words[:2]]))
         print('pattern: %d pages listed, %d match, %d wrong, %d missing' %
               (len(pfns), ok, wrong, missing))
-        if wrong or ok < a.min_match or (missing and not a.allow_missing):
+        if a.expect_absent:
+            if ok or wrong:
+                print('FAIL: pattern pages are in the dump, the dump level should leave them out')
+                bad += 1
+        elif wrong or ok < a.min_match or (missing and not a.allow_missing):
             print('FAIL: pattern pages')
+            bad += 1
+    if a.no_zero_pages:
+        zero = present = 0
+        for pfn in range(read_page.max_pfn):
+            page = read_page(pfn)
+            if page is None:
+                continue
+            present += 1
+            if page.count(0) == PAGE:
+                zero += 1
+        print('zero pages: %d of %d dumped pages' % (zero, present))
+        if zero:
+            print('FAIL: zero pages in the dump')
             bad += 1
     if a.same_as:
         with open(a.same_as, 'rb') as probe:

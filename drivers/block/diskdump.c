@@ -84,6 +84,9 @@ static struct {
 	unsigned long bitmap_blocks;
 	unsigned long note_blocks;
 	size_t note_bytes;
+	unsigned int dump_level;	/* DISKDUMP_EXCLUDE_* bits */
+	unsigned long *dump_map;	/* bitmap_blocks blocks: pages chosen at panic */
+	unsigned long dump_map_blocks;
 	void *io_buf;			/* DISKDUMP_IO_BLOCKS blocks */
 	void *note_buf;			/* note_blocks blocks */
 	struct diskdump_header *hdr;	/* one block */
@@ -295,12 +298,15 @@ static int write_dump(struct disk_dump_partition *part, const char *msg,
 		      u64 check_ns);
 static int write_pages(struct disk_dump_partition *part,
 		       struct diskdump_header *hdr);
+static unsigned long select_pages(void);
+static unsigned long dd_excluded(unsigned long pfn);
 
 /* The functions that run at panic time, whose code the checksum covers. */
 static const void *const dd_panic_code[] = {
 	diskdump_panic, dump_one_partition, check_signatures, write_dump,
 	write_pages, diskdump_udelay, diskdump_mod_timer, diskdump_del_timer,
 	diskdump_tasklet_schedule, diskdump_run_timers, diskdump_run_tasklets,
+	select_pages, dd_excluded,
 };
 
 static u32 crc_function(u32 crc, const void *fn)
@@ -422,6 +428,88 @@ static bool pfn_is_ram(unsigned long pfn)
 	return false;
 }
 
+/*
+ * The compound head of @page, or NULL if its compound_head field does not
+ * look like one (a corrupt struct page must not send us astray).
+ */
+static struct page *dd_head_page(struct page *page)
+{
+	unsigned long head = READ_ONCE(page->compound_head);
+	struct page *h;
+
+	if (!(head & 1))
+		return page;
+	h = (struct page *)(head - 1);
+	if (h >= page || page - h >= (1L << MAX_PAGE_ORDER) || !pfn_valid(page_to_pfn(h)))
+		return NULL;
+	return h;
+}
+
+/*
+ * How many pages from @pfn on the dump level leaves out: 0 to keep @pfn,
+ * or the length of the run (a free buddy block) it starts.  Reads only the
+ * struct pages, and @pfn's own memory for the zero test, never through a
+ * pointer taken from them.  The classes are makedumpfile's -d bits.
+ */
+static unsigned long dd_excluded(unsigned long pfn)
+{
+	unsigned int level = dd.dump_level;
+	struct page *page, *head;
+	unsigned long mapping, flags;
+	bool anon, cache;
+
+	if (!level || !pfn_valid(pfn))
+		return 0;
+	page = pfn_to_page(pfn);
+	if ((level & DISKDUMP_EXCLUDE_FREE) && PageBuddy(page))
+		return 1UL << min_t(unsigned long, page_private(page), MAX_PAGE_ORDER);
+	head = dd_head_page(page);
+	if (head && !PageSlab(head) && !PageBuddy(head)) {
+		mapping = (unsigned long)READ_ONCE(head->mapping);
+		flags = READ_ONCE(head->flags);
+		anon = mapping & PAGE_MAPPING_ANON;
+		cache = !anon && mapping &&
+			((flags & BIT(PG_lru)) ||
+			 ((flags & BIT(PG_swapcache)) && (flags & BIT(PG_swapbacked))));
+		if ((level & DISKDUMP_EXCLUDE_USER) && anon)
+			return 1;
+		if ((level & DISKDUMP_EXCLUDE_CACHE_PRI) && cache)
+			return 1;
+		if ((level & DISKDUMP_EXCLUDE_CACHE) && cache && !(flags & BIT(PG_private)))
+			return 1;
+	}
+	if ((level & DISKDUMP_EXCLUDE_ZERO) &&
+	    !copy_from_kernel_nofault(dd.io_buf, pfn_to_kaddr(pfn), PAGE_SIZE) &&
+	    !memchr_inv(dd.io_buf, 0, PAGE_SIZE))
+		return 1;
+	return 0;
+}
+
+/*
+ * Choose the pages to dump: every RAM page, less what the dump level
+ * excludes.  The choice is made once, before anything is written, so the
+ * dump bitmap and the pages agree even though writing changes memory.
+ */
+static unsigned long select_pages(void)
+{
+	unsigned long pfn, skip, n = 0;
+	unsigned int i;
+
+	memset(dd.dump_map, 0, dd.dump_map_blocks * PAGE_SIZE);
+	for (i = 0; i < dd.nr_ram; i++) {
+		for (pfn = dd.ram[i].start_pfn; pfn < dd.ram[i].end_pfn; pfn++) {
+			skip = dd_excluded(pfn);
+			if (skip) {
+				pfn += skip - 1;
+				continue;
+			}
+			__set_bit(pfn, dd.dump_map);
+			n++;
+		}
+	}
+	return n;
+}
+
 /* Fill one block of the bitmap: the bits of PFNs first_pfn onwards. */
 static void fill_bitmap_block(u8 *buf, unsigned long first_pfn)
 {
@@ -445,10 +533,14 @@ static int write_bitmaps(struct disk_dump_partition *part,
 	int ret;
 
 	for (b = 0; b < dd.bitmap_blocks; b++) {
+		/* the RAM bitmap, then the dump bitmap chosen at panic */
 		fill_bitmap_block(dd.io_buf, b * PAGE_SIZE * BITS_PER_BYTE);
+		memcpy(dd.io_buf + PAGE_SIZE, (u8 *)dd.dump_map + b * PAGE_SIZE,
+		       PAGE_SIZE);
 		for (copy = 0; copy < 2; copy++) {
 			ret = dd_rw(part, DD_WRITE, hdr->bitmap_block +
-				    copy * dd.bitmap_blocks + b, dd.io_buf, 1);
+				    copy * dd.bitmap_blocks + b,
+				    dd.io_buf + copy * PAGE_SIZE, 1);
 			if (ret)
 				return ret;
 		}
@@ -475,13 +567,15 @@ static int write_pages(struct disk_dump_partition *part,
 	unsigned long room = part_blocks(part) - hdr->data_block;
 	unsigned long written = 0, batch_start = hdr->data_block;
 	unsigned int chunk = io_blocks(part), n = 0, i;
-	unsigned long pfn, next_report = dd.nr_ram_pages / 10;
+	unsigned long pfn, total = hdr->nr_dump_pages, next_report = total / 10;
 	int ret;
 
 	for (i = 0; i < dd.nr_ram && written + n < room; i++) {
 		for (pfn = dd.ram[i].start_pfn; pfn < dd.ram[i].end_pfn; pfn++) {
 			if (written + n >= room)
 				break;
+			if (!test_bit(pfn, dd.dump_map))
+				continue;
 			copy_page_for_dump(dd.io_buf + n * PAGE_SIZE, pfn);
 			if (++n < chunk)
 				continue;
@@ -493,11 +587,11 @@ static int write_pages(struct disk_dump_partition *part,
 			n = 0;
 			if (written >= next_report) {
 				pr_emerg("%lu of %lu pages written\n", written,
-					 dd.nr_ram_pages);
-				next_report += dd.nr_ram_pages / 10;
+					 total);
+				next_report += total / 10;
 				if (IS_ENABLED(CONFIG_DISKDUMP_TEST) &&
 				    READ_ONCE(dd_test_second_panic) &&
-				    written >= dd.nr_ram_pages / 10 * 8)
+				    written >= total / 10 * 8)
 					panic("diskdump test: a second panic during the dump");
 			}
 		}
@@ -535,7 +629,7 @@ static void fill_header(struct diskdump_header *hdr,
 	hdr->bitmap_blocks = dd.bitmap_blocks;
 	hdr->data_block = hdr->bitmap_block + 2 * dd.bitmap_blocks;
 	hdr->nr_ram_pages = dd.nr_ram_pages;
-	hdr->nr_dump_pages = dd.nr_ram_pages;
+	hdr->dump_level = dd.dump_level;
 	hdr->page_offset = PAGE_OFFSET;
 	hdr->kernel_vaddr = (unsigned long)_text;
 	hdr->kernel_paddr = __pa_symbol(_text);
@@ -599,7 +693,15 @@ static int write_dump(struct disk_dump_partition *part, const char *msg,
 
 	fill_header(hdr, part, msg);
 	hdr->check_ns = check_ns;
+	/*
+	 * The notes first: collect_notes() zeroes the note buffer, whose
+	 * pages must not change after select_pages() has seen them.
+	 */
 	collect_notes(hdr);
+	hdr->nr_dump_pages = select_pages();
+	pr_emerg("writing %llu pages, interrupts %s (dump level %u: %llu of %llu RAM pages left out)\n",
+		 hdr->nr_dump_pages, irqs_disabled() ? "off" : "ON", hdr->dump_level,
+		 hdr->nr_ram_pages - hdr->nr_dump_pages, hdr->nr_ram_pages);
 	if (hdr->data_block >= hdr->partition_blocks) {
 		pr_emerg("partition too small for the dump header\n");
 		return -ENOSPC;
@@ -664,8 +766,6 @@ static int dump_one_partition(struct disk_dump_partition *part,
 	check_ns = ktime_get_mono_fast_ns() - start;
 	pr_emerg("signature check: %lu blocks in %llu ms\n", part_blocks(part),
 		 div_u64(check_ns, NSEC_PER_MSEC));
-	pr_emerg("writing %lu pages, interrupts %s\n", dd.nr_ram_pages,
-		 irqs_disabled() ? "off" : "ON");
 	ret = write_dump(part, msg, check_ns);
 	if (ops->shutdown(part->dev) && !ret)
 		ret = -EIO;
@@ -821,6 +921,15 @@ static int diskdump_prepare_buffers(void)
 	dd.max_pfn = 0;
 	walk_system_ram_range(0, max_pfn, NULL, add_ram_range);
 	dd.bitmap_blocks = DIV_ROUND_UP(dd.max_pfn, PAGE_SIZE * BITS_PER_BYTE);
+	if (dd.bitmap_blocks > dd.dump_map_blocks) {
+		unsigned long *map = vzalloc(dd.bitmap_blocks * PAGE_SIZE);
+
+		if (!map)
+			return -ENOMEM;
+		vfree(dd.dump_map);
+		dd.dump_map = map;
+		dd.dump_map_blocks = dd.bitmap_blocks;
+	}
 
 	if (dd.io_buf)
 		return 0;
@@ -1020,6 +1129,26 @@ static int diskdump_test_command(const char *arg)
 }
 #endif
 
+/* "level N": the classes of pages to leave out, DISKDUMP_EXCLUDE_* bits. */
+static int diskdump_set_level(const char *arg)
+{
+	unsigned int level;
+
+	if (kstrtouint(arg, 0, &level) || level > DISKDUMP_EXCLUDE_ALL) {
+		pr_err("level: '%s' is not a dump level (0-%u: 1 zero, 2 cache, 4 cache with private data, 8 user, 16 free pages)\n",
+		       arg, DISKDUMP_EXCLUDE_ALL);
+		return -EINVAL;
+	}
+	mutex_lock(&diskdump_mutex);
+	WRITE_ONCE(diskdump_config_busy, 1);
+	dd.dump_level = level;
+	dd.crc = diskdump_checksum();
+	WRITE_ONCE(diskdump_config_busy, 0);
+	mutex_unlock(&diskdump_mutex);
+	pr_info("dump level %u\n", level);
+	return 0;
+}
+
 static int diskdump_command(char *line)
 {
 	char *cmd, *arg, *extra;
@@ -1031,13 +1160,15 @@ static int diskdump_command(char *line)
 	arg = line ? strim(line) : NULL;
 	extra = arg ? strpbrk(arg, " \t") : NULL;
 	if (!cmd || !*cmd || !arg || !*arg || extra) {
-		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME or MAJOR:MINOR)\n");
+		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME or MAJOR:MINOR), or 'level N'\n");
 		return -EINVAL;
 	}
 	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test"))
 		return diskdump_test_command(arg);
+	if (!strcmp(cmd, "level"))
+		return diskdump_set_level(arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
-		pr_err("unknown command '%s': use 'add DEVICE' or 'remove DEVICE'\n",
+		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE' or 'level N'\n",
 		       cmd);
 		return -EINVAL;
 	}
@@ -1106,7 +1237,7 @@ static int diskdump_proc_show(struct seq_file *m, void *v)
 
 	mutex_lock(&diskdump_mutex);
 	seq_printf(m, "# block_size: %lu\n", PAGE_SIZE);
-	seq_printf(m, "# dump_level: %d\n", 0);
+	seq_printf(m, "# dump_level: %u\n", dd.dump_level);
 	seq_printf(m, "# ram_pages: %lu\n", dd.nr_ram_pages);
 	seq_printf(m, "# dump_blocks: %lu\n", dd.nr_ram_pages ?
 		   1 + dd.note_blocks + 2 * dd.bitmap_blocks + dd.nr_ram_pages : 0);

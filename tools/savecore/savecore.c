@@ -606,6 +606,7 @@ static void print_summary(FILE *f, const struct dd_dump *d, const char *dev)
 	fprintf(f, "panic_cpu: %u\n", h->panic_cpu);
 	fprintf(f, "cpus: %u\n", h->nr_cpus);
 	fprintf(f, "cpu_notes: %u\n", h->nr_cpu_notes);
+	fprintf(f, "dump_level: %u\n", h->dump_level);
 	fprintf(f, "ram_pages: %" PRIu64 "\n", (uint64_t)h->nr_ram_pages);
 	fprintf(f, "dump_pages: %" PRIu64 "\n", (uint64_t)h->nr_dump_pages);
 	fprintf(f, "saved_pages: %" PRIu64 "\n", d->present);

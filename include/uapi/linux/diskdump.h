@@ -44,6 +44,14 @@
 #define DISKDUMP_FLAG_IO_ERROR	0x2	/* a write failed part way */
 #define DISKDUMP_FLAG_IRQS_ON	0x4	/* interrupts were found on while dumping */
 
+/* Dump level: classes of pages left out, as makedumpfile's -d bits. */
+#define DISKDUMP_EXCLUDE_ZERO		0x01	/* pages of zeroes */
+#define DISKDUMP_EXCLUDE_CACHE		0x02	/* page cache, no private data */
+#define DISKDUMP_EXCLUDE_CACHE_PRI	0x04	/* all page cache */
+#define DISKDUMP_EXCLUDE_USER		0x08	/* anonymous (user) pages */
+#define DISKDUMP_EXCLUDE_FREE		0x10	/* free pages (buddy allocator) */
+#define DISKDUMP_EXCLUDE_ALL		0x1f
+
 #define DISKDUMP_UTS_LEN	65
 #define DISKDUMP_PANIC_LEN	512
 
@@ -77,7 +85,7 @@ struct diskdump_fmt_block {
  * @panic_cpu: CPU that panicked
  * @nr_cpus: CPUs online at the panic
  * @nr_cpu_notes: NT_PRSTATUS notes saved (CPUs that answered the stop)
- * @dump_level: page classes excluded (reserved, 0 = everything)
+ * @dump_level: page classes left out, DISKDUMP_EXCLUDE_* (0: every page)
  * @crc: crc32 (zlib polynomial, ~0 seed) of the header with @crc zero
  * @time_sec: wall clock time of the panic, seconds since the epoch
  * @time_nsec: nanoseconds part of the panic time
