@@ -53,10 +53,11 @@ if out=$("$top/scripts/mk-series.sh" "$series" 2>&1); then
 	done
 	if [ "${LINT_SERIES_BUILD:-1}" = 1 ]; then
 		if out=$("$top/scripts/mk-series.sh" "$series" --build 2>&1); then
-			echo "$out" | grep '^ok - builds'
+			echo "$out" | grep -E '^(  builds after|not ok - )'
 			ok "every patch of the series builds on its own"
 		else
-			echo "$out" | tail -30
+			echo "$out" | grep -vE '^(  builds after|not ok - )' | tail -30
+			echo "$out" | grep -E '^(  builds after|not ok - )'
 			bad "every patch of the series builds on its own"
 		fi
 	fi

@@ -232,6 +232,6 @@ for p in "$out"/00[0-9][1-9]-*.patch "$out"/00[1-9][0-9]-*.patch; do
 		tail -20 "$work/tools.log"
 		echo "not ok - tools/diskdump build after $name"; fails=$((fails + 1)); continue
 	fi
-	echo "ok - builds after $name ($((SECONDS - start))s; $(grep -c '^CONFIG_.*DUMP.*=y' "$obj/.config") *DUMP* options on)"
+	echo "  builds after $name ($((SECONDS - start))s; $(grep -c '^CONFIG_.*DUMP.*=y' "$obj/.config") *DUMP* options on)"
 done
 [ "$fails" = 0 ]
