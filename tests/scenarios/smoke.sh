@@ -16,6 +16,7 @@ grep -qxF "ACCEPTED: remove /dev/sda1" "$r" || fail "remove /dev/sda1 was refuse
 grep -qx "UNPRIVILEGED WRITE REFUSED" "$r" || fail "an unprivileged user changed the configuration"
 grep -qx "UNPRIVILEGED READ REFUSED" "$r" || fail "an unprivileged user read /proc/diskdump"
 grep -q -- "-rw------- .* /proc/diskdump" "$r" || fail "/proc/diskdump is not mode 0600"
+grep -qx "formatted node: brw-rw----" "$r" || fail "diskdumpfmt left /dev/sda1 open to others: $(grep 'formatted node' "$r")"
 sed -n '/--- \/proc\/diskdump armed/,/---/p' "$r" | grep -Eq '^sda1 2048 [0-9]+$' ||
 	fail "/proc/diskdump does not list sda1 with its start sector"
 sed -n '/disarmed/,$p' "$r" | grep -q '^sda1' && fail "sda1 still listed after remove"

@@ -737,10 +737,17 @@ static int test_diskdumpfmt(void)
 	CHECK(pwrite(fd, sb, sizeof(sb), 0) == sizeof(sb));
 	CHECK(run(fmt) == EX_ERROR);		/* an ext4 signature: refused */
 	CHECK(pread(fd, b, BS, 0) == BS && b[1080] == 0x53);
+	CHECK(fchmod(fd, 0646) == 0);
 	CHECK(run(force) == EX_OK);
 	for (uint64_t i = 0; i < 40; i++) {
 		CHECK(pread(fd, b, BS, (off_t)(i * BS)) == BS);
 		CHECK(dd_is_fmt_block(b, i));
+	}
+	{
+		struct stat st;
+
+		/* formatted: no longer readable or writable by others */
+		CHECK(fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0640);
 	}
 	close(fd);
 	return 0;

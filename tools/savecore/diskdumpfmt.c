@@ -76,6 +76,7 @@ int main(int argc, char **argv)
 	unsigned char *head;
 	const char *what;
 	struct dd_dev dev;
+	struct stat st;
 	size_t headlen;
 	int c;
 
@@ -126,6 +127,12 @@ int main(int argc, char **argv)
 	free(head);
 	if (dd_format_range(&dev, 0, dev.blocks))
 		return EX_ERROR;
+	/* The partition will hold all of memory: nobody but its owner and
+	 * group may read it.
+	 */
+	if (!fstat(dev.fd, &st) && (st.st_mode & 0007) &&
+	    fchmod(dev.fd, st.st_mode & 07770))
+		fprintf(stderr, "diskdumpfmt: %s: chmod o-rwx: %s\n", dev.path, strerror(errno));
 	if (!quiet)
 		printf("%s: formatted %" PRIu64 " blocks of %d bytes for diskdump\n",
 		       dev.path, dev.blocks, DISKDUMP_BLOCK_SIZE);
