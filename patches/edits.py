@@ -203,6 +203,19 @@ endif # BLK_DEV
 obj-$(CONFIG_DISKDUMP)		+= diskdump.o
 ''')
 
+def p_core_lockdown():
+    p_core()
+    edit('include/linux/security.h', '''	LOCKDOWN_XFRM_SECRET,
+	LOCKDOWN_CONFIDENTIALITY_MAX,
+''', '''	LOCKDOWN_XFRM_SECRET,
+	LOCKDOWN_DISKDUMP,
+	LOCKDOWN_CONFIDENTIALITY_MAX,
+''')
+    edit('security/security.c', '''	[LOCKDOWN_XFRM_SECRET] = "xfrm SA secret",
+''', '''	[LOCKDOWN_XFRM_SECRET] = "xfrm SA secret",
+	[LOCKDOWN_DISKDUMP] = "unencrypted crash dumps to disk",
+''')
+
 patch('0002-diskdump-core.patch',
       'block: diskdump, crash dumps to a disk partition',
       '''
@@ -217,7 +230,12 @@ of the format signature of every block.  Then panic() goes on as usual.
 The core lives in drivers/block/diskdump.c, the interface for dump
 drivers in include/linux/diskdump.h, and the on-disk format in
 include/uapi/linux/diskdump.h.
-''', ['kernel/panic.c', 'drivers/block/Kconfig', 'drivers/block/Makefile'], p_core)
+
+A dump holds all of memory in clear, so arming a partition is a
+confidentiality lockdown reason (LOCKDOWN_DISKDUMP): with
+lockdown=confidentiality it is refused.
+''', ['kernel/panic.c', 'drivers/block/Kconfig', 'drivers/block/Makefile',
+      'include/linux/security.h', 'security/security.c'], p_core_lockdown)
 
 def p_scsi():
     edit('include/scsi/scsi_cmnd.h', '''	SUBMITTED_BY_SCSI_RESET_IOCTL = 2,

@@ -38,6 +38,7 @@
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/sched.h>
+#include <linux/security.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -1024,6 +1025,13 @@ static int add_partition(dev_t devt)
 
 	if (find_partition(devt))
 		return -EEXIST;
+	/*
+	 * The dump would put all of memory, in clear, on a disk: not under
+	 * lockdown=confidentiality (dumps are not encrypted).
+	 */
+	ret = security_locked_down(LOCKDOWN_DISKDUMP);
+	if (ret)
+		return ret;
 	ret = diskdump_prepare_buffers();
 	if (ret)
 		return ret;
@@ -1189,6 +1197,9 @@ static int diskdump_command(char *line)
 			       arg);
 		else if (ret == -EEXIST)
 			pr_err("%s: already configured\n", arg);
+		else if (ret == -EPERM)
+			pr_err("%s: kernel lockdown forbids unencrypted crash dumps: not armed\n",
+			       arg);
 		else if (ret)
 			pr_err("%s: cannot add (%d)\n", arg, ret);
 		else
