@@ -189,24 +189,36 @@ static int load(struct img *im, struct dd_dump *d, char *why)
 }
 
 /* Save through savecore's own code into @out; returns the ELF bytes. */
-static char *save_elf(struct img *im, size_t *len)
+/*
+ * Load @im with savecore's reader, write it (ELF when @how is
+ * negative, else kdump-compressed with @how) into IMAGE.SUFFIX, check the
+ * size the writer reports, and return the file's bytes.
+ */
+static char *save_as(struct img *im, int how, size_t *len)
 {
 	struct dd_dump d;
 	struct dd_dev dev;
 	char why[256], out[300];
+	uint64_t want = 0;
 	struct stat st;
 	char *buf;
-	int fd;
+	int fd, ret;
 
 	if (dd_open(&dev, im->path, false) || dd_load(&dev, &d, why, sizeof(why)) ||
-	    dd_plan_segments(&dev, &d))
+	    (how < 0 && dd_plan_segments(&dev, &d)))
 		return NULL;
-	snprintf(out, sizeof(out), "%s.elf", im->path);
+	snprintf(out, sizeof(out), "%s.%s", im->path, how < 0 ? "elf" : "kdump");
 	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || dd_write_elf(&dev, &d, fd))
+	if (fd < 0)
 		return NULL;
+	if (how < 0) {
+		ret = dd_write_elf(&dev, &d, fd);
+		want = dd_elf_size(&d);
+	} else {
+		ret = dd_write_kdump(&dev, &d, fd, (enum dd_compress)how, &want);
+	}
 	fstat(fd, &st);
-	if ((uint64_t)st.st_size != dd_elf_size(&d))
+	if (ret || (uint64_t)st.st_size != want)
 		return NULL;
 	buf = malloc((size_t)st.st_size);
 	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
@@ -216,6 +228,11 @@ static char *save_elf(struct img *im, size_t *len)
 	dd_close(&dev);
 	dd_free(&d);
 	return buf;
+}
+
+static char *save_elf(struct img *im, size_t *len)
+{
+	return save_as(im, -1, len);
 }
 
 static const uint64_t *elf_phys(const char *elf, uint64_t pa, int *kernel_seen)
@@ -308,31 +325,7 @@ static int test_complete_dump_to_elf(void)
 
 static char *save_kdump(struct img *im, enum dd_compress how, size_t *len)
 {
-	struct dd_dump d;
-	struct dd_dev dev;
-	char why[256], out[300];
-	uint64_t bytes = 0;
-	struct stat st;
-	char *buf;
-	int fd;
-
-	if (dd_open(&dev, im->path, false) || dd_load(&dev, &d, why, sizeof(why)))
-		return NULL;
-	snprintf(out, sizeof(out), "%s.kdump", im->path);
-	fd = open(out, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || dd_write_kdump(&dev, &d, fd, how, &bytes))
-		return NULL;
-	fstat(fd, &st);
-	if ((uint64_t)st.st_size != bytes)
-		return NULL;
-	buf = malloc((size_t)st.st_size);
-	if (pread(fd, buf, (size_t)st.st_size, 0) != st.st_size)
-		return NULL;
-	*len = (size_t)st.st_size;
-	close(fd);
-	dd_close(&dev);
-	dd_free(&d);
-	return buf;
+	return save_as(im, (int)how, len);
 }
 
 /*
