@@ -174,6 +174,25 @@ config DISKDUMP
 	  This option is built in only: it hooks panic(), timers and
 	  tasklets.  If unsure, say N.
 
+config DISKDUMP_ENCRYPT
+	bool "Encrypted crash dumps"
+	depends on DISKDUMP
+	select CRYPTO
+	select CRYPTO_RSA
+	select CRYPTO_LIB_CHACHA_GENERIC
+	select CRYPTO_LIB_POLY1305_GENERIC
+	select CRYPTO_LIB_SHA256
+	help
+	  Let the admin give diskdump an RSA public key ("key HEX" in
+	  /proc/diskdump).  diskdump then makes a random dump key, keeps
+	  only its RSA-wrapped copy for the dump header, and at panic
+	  encrypts every block of the dump with ChaCha20 and seals it with
+	  Poly1305.  savecore(8) needs the private key to decode the dump
+	  and reports a wrong key or an altered dump.  With
+	  lockdown=confidentiality only encrypted dumps can be armed.
+
+	  If unsure, say Y if you say Y to DISKDUMP.
+
 config DISKDUMP_TEST
 	bool "diskdump test hooks"
 	depends on DISKDUMP

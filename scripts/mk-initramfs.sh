@@ -13,7 +13,7 @@ mkdir -p "$root"/{bin,sbin,etc/init.d,etc/default,proc,sys,dev,scen,tmp,var/cras
 cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cc="gcc -std=c11 -O2 -Wall -Wextra -Werror -static -D_FILE_OFFSET_BITS=64 -I$top/include/uapi"
-$cc -o "$root/sbin/savecore" "$top/tools/savecore/savecore.c" "$top/tools/savecore/kdump.c" "$top/tools/savecore/ddcore.c" -lz -llzo2 -lzstd
+$cc -o "$root/sbin/savecore" "$top/tools/savecore/savecore.c" "$top/tools/savecore/kdump.c" "$top/tools/savecore/crypt.c" "$top/tools/savecore/ddcore.c" -lz -llzo2 -lzstd -lcrypto 2> >(grep -v "statically linked applications\|in function" >&2)
 $cc -o "$root/sbin/diskdumpfmt" "$top/tools/savecore/diskdumpfmt.c" "$top/tools/savecore/ddcore.c"
 $cc -o "$root/bin/ddpattern" "$top/tests/guest/ddpattern.c"
 install -m 0755 "$top/tools/savecore/diskdump.init" "$root/etc/init.d/diskdump"

@@ -145,11 +145,22 @@ def main():
                     help='no page in the dump may be all zeroes')
     ap.add_argument('--same-as', metavar='VMCORE',
                     help='another vmcore (ELF or kdump) that must hold the same pages')
+    ap.add_argument('--vmcoreinfo', metavar='KEY',
+                    help='only print the VMCOREINFO value of KEY (exit 1 if absent)')
     a = ap.parse_args()
     bad = 0
     with open(a.vmcore, 'rb') as probe:
         kdump = probe.read(8) == b'KDUMP   '
     summary, ns, incomplete, read_page = (load_kdump if kdump else load_elf)(a.vmcore)
+    if a.vmcoreinfo:
+        for n in ns:
+            if n[0] != 'VMCOREINFO':
+                continue
+            for line in n[2].decode(errors='replace').splitlines():
+                if line.startswith(a.vmcoreinfo + '='):
+                    print(line.split('=', 1)[1])
+                    return 0
+        return 1
     print(summary)
     prs = [n for n in ns if n[0] == 'CORE' and n[1] == NT_PRSTATUS]
     vmci = [n for n in ns if n[0] == 'VMCOREINFO']

@@ -6,6 +6,9 @@ set -euo pipefail
 : "${QEMU_TIMEOUT:=300}"
 : "${MEM:=256M}"
 : "${SMP:=1}"
+# The kernel is built with KASLR; scenarios boot with nokaslr for fixed
+# addresses unless they set KASLR=kaslr (the kaslr scenario).
+: "${KASLR:=nokaslr}"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "  - $*"; }
@@ -50,7 +53,7 @@ run_qemu() {
 		-accel tcg -m "$MEM" -smp "$SMP" -nodefaults -no-user-config \
 		-display none -serial "file:$log" -monitor none \
 		-kernel "$KERNEL" -initrd "$INITRD" \
-		-append "console=ttyS0 panic=1 oops=panic loglevel=6 $append" \
+		-append "console=ttyS0 panic=1 oops=panic loglevel=6 $KASLR $append" \
 		-drive "file=$WORK/out.img,if=virtio,format=raw" \
 		"$@" || rc=$?
 	QEMU_SECONDS=$((SECONDS - start))
@@ -146,10 +149,16 @@ check_gdb() {
 	local vmcore out=$WORK/gdb.txt release
 	vmcore=$(the_vmcore)
 	release=$(grep '^release:' "$(dirname "$vmcore")/info" | cut -d' ' -f2)
-	timeout 120 gdb -nx -batch -ex 'info threads' -ex 'thread apply all bt' -ex 'p init_uts_ns.name.release' \
-		"$VMLINUX" "$vmcore" >"$out" 2>&1 || true
+	# With KASLR the symbols move by KERNELOFFSET (KERNEL_OFFSET, hex).
+	timeout 120 gdb -nx -batch -ex "symbol-file -o ${KERNEL_OFFSET:-0} $VMLINUX" \
+		-ex "core-file $vmcore" -ex 'info threads' -ex 'thread apply all bt' \
+		-ex 'p init_uts_ns.name.release' -ex 'p panic_cpu.counter' >"$out" 2>&1 || true
 	grep -q "diskdump_panic" "$out" || { cat "$out"; fail "gdb: no backtrace into diskdump_panic"; }
 	grep -q "\"$release\"" "$out" || { cat "$out"; fail "gdb: cannot read init_uts_ns"; }
+	# panic_cpu is -1 in vmlinux: only the dumped memory says which CPU
+	local cpu
+	cpu=$(grep '^panic_cpu:' "$(dirname "$vmcore")/info" | cut -d' ' -f2)
+	grep -qx "\$[0-9]* = $cpu" "$out" || { cat "$out"; fail "gdb: panic_cpu is not $cpu in the dump"; }
 	note "gdb: $(grep -c '^#' "$out") frames, threads: $(grep -cE '^[* ] +[0-9]+ +LWP' "$out")"
 }
 
@@ -171,7 +180,9 @@ check_dmesg() {
 check_crash() {
 	local vmcore out=$WORK/crash.txt
 	vmcore=$(the_vmcore)
-	printf 'sys\nlog\nps\nbt\nquit\n' | timeout 180 crash -s "$VMLINUX" "$vmcore" >"$out" 2>&1 || true
+	# CRASH_OPTS: "--kaslr auto" for a KASLR guest (crash looks for the
+	# offset on its own only if the kernel has modules)
+	printf 'sys\nlog\nps\nbt\nquit\n' | timeout 180 crash -s ${CRASH_OPTS:-} "$VMLINUX" "$vmcore" >"$out" 2>&1 || true
 	# crash 8.0.2 sometimes aborts in malloc on 6.12 before printing the
 	# panic task; it must at least have read the runqueues from the dump.
 	grep -Eq "^PID: +[0-9]+ +TASK: [0-9a-f]+ +CPU: [0-9]+ +COMMAND: \"$1\"|active task ffff[0-9a-f]+ on cpu [0-9]+" "$out" ||

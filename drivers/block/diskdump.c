@@ -19,6 +19,10 @@
 
 #define pr_fmt(fmt) "diskdump: " fmt
 
+#include <crypto/akcipher.h>
+#include <crypto/chacha.h>
+#include <crypto/poly1305.h>
+#include <crypto/sha2.h>
 #include <linux/blkdev.h>
 #include <linux/crash_core.h>
 #include <linux/crc32.h>
@@ -37,6 +41,7 @@
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
+#include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/security.h>
 #include <linux/seq_file.h>
@@ -45,6 +50,7 @@
 #include <linux/timekeeping.h>
 #include <linux/timer.h>
 #include <linux/uaccess.h>
+#include <linux/unaligned.h>
 #include <linux/utsname.h>
 #include <linux/vmalloc.h>
 #include <linux/vmcore_info.h>
@@ -52,7 +58,8 @@
 
 #define DISKDUMP_MAX_RAM_RANGES	64
 #define DISKDUMP_IO_BLOCKS	32	/* blocks per rw_block call, at most */
-#define DISKDUMP_CMD_MAX	256	/* longest line /proc/diskdump takes */
+#define DISKDUMP_KEY_DER_MAX	600	/* an RSA-4096 RSAPublicKey is 526 bytes */
+#define DISKDUMP_CMD_MAX	(2 * DISKDUMP_KEY_DER_MAX + 16)	/* longest line */
 #define DISKDUMP_MAX_TIMER_RUNS	16	/* timer callbacks per poll, at most */
 
 #define DD_READ		0
@@ -70,6 +77,15 @@ static LIST_HEAD(disk_dump_devices);
 /* Set while the configuration is being changed: a panic then refuses. */
 static int diskdump_config_busy;
 static atomic_t diskdump_entered = ATOMIC_INIT(0);
+
+/* The key of encrypted dumps, made when the admin gives a public key. */
+struct dd_key {
+	bool on;
+	u32 key[DISKDUMP_KEY_SIZE / sizeof(u32)];	/* the ChaCha20 key */
+	u8 key_id[DISKDUMP_KEY_ID_SIZE];
+	u8 wrapped[DISKDUMP_WRAPPED_MAX];
+	u32 wrapped_size;
+};
 
 struct ram_range {
 	unsigned long start_pfn;
@@ -91,6 +107,7 @@ static struct {
 	void *io_buf;			/* DISKDUMP_IO_BLOCKS blocks */
 	void *note_buf;			/* note_blocks blocks */
 	struct diskdump_header *hdr;	/* one block */
+	struct dd_key key;
 	u32 crc;			/* over code and configuration */
 } dd;
 
@@ -104,6 +121,7 @@ static struct {
 	u64 tasklets_run;
 	u64 unreadable_pages;
 	bool irqs_seen_on;
+	struct poly1305_desc_ctx mac;	/* of an encrypted dump */
 } dds;
 
 /* Set by "test panic2": panic again part way through the dump. */
@@ -299,6 +317,15 @@ static int write_dump(struct disk_dump_partition *part, const char *msg,
 		      u64 check_ns);
 static int write_pages(struct disk_dump_partition *part,
 		       struct diskdump_header *hdr);
+static int write_header(struct disk_dump_partition *part,
+			struct diskdump_header *hdr);
+static int write_bitmaps(struct disk_dump_partition *part,
+			 struct diskdump_header *hdr);
+static int dd_write_data(struct disk_dump_partition *part, unsigned long block,
+			 void *buf, unsigned int n);
+static void dd_encrypt(struct disk_dump_partition *part, unsigned long block,
+		       u8 *buf, unsigned int n);
+static void dd_mac_init(struct disk_dump_partition *part);
 static unsigned long select_pages(void);
 static unsigned long dd_excluded(unsigned long pfn);
 
@@ -307,7 +334,11 @@ static const void *const dd_panic_code[] = {
 	diskdump_panic, dump_one_partition, check_signatures, write_dump,
 	write_pages, diskdump_udelay, diskdump_mod_timer, diskdump_del_timer,
 	diskdump_tasklet_schedule, diskdump_run_timers, diskdump_run_tasklets,
-	select_pages, dd_excluded,
+	select_pages, dd_excluded, dd_write_data, dd_encrypt, dd_mac_init,
+	write_header, write_bitmaps,
+#ifdef CONFIG_DISKDUMP_ENCRYPT
+	chacha_crypt_generic, poly1305_update_generic, poly1305_final_generic,
+#endif
 };
 
 static u32 crc_function(u32 crc, const void *fn)
@@ -377,6 +408,72 @@ static unsigned long part_blocks(struct disk_dump_partition *part)
 static unsigned int io_blocks(struct disk_dump_partition *part)
 {
 	return min_t(unsigned int, part->dev->max_blocks, DISKDUMP_IO_BLOCKS);
+}
+
+/*
+ * Encrypted dumps.  The generic ChaCha20 and Poly1305 code, not the SIMD
+ * versions: they need no FPU state, which the panic may have interrupted.
+ */
+static bool dd_encrypting(void)
+{
+	return IS_ENABLED(CONFIG_DISKDUMP_ENCRYPT) && dd.key.on;
+}
+
+/* ChaCha20 state for partition block @block: counter 0, block, nonce. */
+static void dd_chacha_init(u32 *state, struct disk_dump_partition *part,
+			   unsigned long block)
+{
+	u8 iv[CHACHA_IV_SIZE];
+
+	put_unaligned_le32(0, iv);
+	put_unaligned_le32(block, iv + 4);
+	memcpy(iv + 8, part->nonce, DISKDUMP_NONCE_SIZE);
+	chacha_init_generic(state, dd.key.key, iv);
+}
+
+/* Encrypt @n blocks in place, bound for partition blocks @block on. */
+static void dd_encrypt(struct disk_dump_partition *part, unsigned long block,
+		       u8 *buf, unsigned int n)
+{
+	u32 state[CHACHA_STATE_WORDS];
+	unsigned int i;
+
+	for (i = 0; i < n; i++, buf += PAGE_SIZE) {
+		dd_chacha_init(state, part, block + i);
+		chacha_crypt_generic(state, buf, buf, PAGE_SIZE, 20);
+	}
+	memzero_explicit(state, sizeof(state));
+}
+
+/* Start the MAC, keyed by the keystream of block 0 (which is in clear). */
+static void dd_mac_init(struct disk_dump_partition *part)
+{
+	u8 otk[POLY1305_KEY_SIZE] = { };
+	u32 state[CHACHA_STATE_WORDS];
+
+	dd_chacha_init(state, part, 0);
+	chacha_crypt_generic(state, otk, otk, sizeof(otk), 20);
+	poly1305_init_generic(&dds.mac, otk);
+	memzero_explicit(otk, sizeof(otk));
+	memzero_explicit(state, sizeof(state));
+}
+
+/*
+ * Write @n blocks of the dump after the header, encrypting them first if
+ * dumps are encrypted.  The MAC takes them in only once they are on disk,
+ * so that it covers exactly the blocks the final header counts.
+ */
+static int dd_write_data(struct disk_dump_partition *part, unsigned long block,
+			 void *buf, unsigned int n)
+{
+	int ret;
+
+	if (dd_encrypting())
+		dd_encrypt(part, block, buf, n);
+	ret = dd_rw(part, DD_WRITE, block, buf, n);
+	if (!ret && dd_encrypting())
+		poly1305_update_generic(&dds.mac, buf, n * PAGE_SIZE);
+	return ret;
 }
 
 static bool fmt_block_ok(const void *block, unsigned long block_nr)
@@ -526,25 +623,28 @@ static void fill_bitmap_block(u8 *buf, unsigned long first_pfn)
 	}
 }
 
-/* Both bitmaps are the same for a full dump: write the RAM bitmap twice. */
+/*
+ * The RAM bitmap, then the dump bitmap chosen at panic, block by block in
+ * partition order (the order the MAC of an encrypted dump takes them in).
+ */
 static int write_bitmaps(struct disk_dump_partition *part,
 			 struct diskdump_header *hdr)
 {
-	unsigned long b, copy;
+	unsigned long b;
 	int ret;
 
 	for (b = 0; b < dd.bitmap_blocks; b++) {
-		/* the RAM bitmap, then the dump bitmap chosen at panic */
 		fill_bitmap_block(dd.io_buf, b * PAGE_SIZE * BITS_PER_BYTE);
-		memcpy(dd.io_buf + PAGE_SIZE, (u8 *)dd.dump_map + b * PAGE_SIZE,
-		       PAGE_SIZE);
-		for (copy = 0; copy < 2; copy++) {
-			ret = dd_rw(part, DD_WRITE, hdr->bitmap_block +
-				    copy * dd.bitmap_blocks + b,
-				    dd.io_buf + copy * PAGE_SIZE, 1);
-			if (ret)
-				return ret;
-		}
+		ret = dd_write_data(part, hdr->bitmap_block + b, dd.io_buf, 1);
+		if (ret)
+			return ret;
+	}
+	for (b = 0; b < dd.bitmap_blocks; b++) {
+		memcpy(dd.io_buf, (u8 *)dd.dump_map + b * PAGE_SIZE, PAGE_SIZE);
+		ret = dd_write_data(part, hdr->bitmap_block + dd.bitmap_blocks + b,
+				    dd.io_buf, 1);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }
@@ -580,7 +680,7 @@ static int write_pages(struct disk_dump_partition *part,
 			copy_page_for_dump(dd.io_buf + n * PAGE_SIZE, pfn);
 			if (++n < chunk)
 				continue;
-			ret = dd_rw(part, DD_WRITE, batch_start, dd.io_buf, n);
+			ret = dd_write_data(part, batch_start, dd.io_buf, n);
 			if (ret)
 				goto out;
 			written += n;
@@ -597,7 +697,7 @@ static int write_pages(struct disk_dump_partition *part,
 			}
 		}
 	}
-	ret = n ? dd_rw(part, DD_WRITE, batch_start, dd.io_buf, n) : 0;
+	ret = n ? dd_write_data(part, batch_start, dd.io_buf, n) : 0;
 	if (!ret)
 		written += n;
 out:
@@ -643,12 +743,26 @@ static void fill_header(struct diskdump_header *hdr,
 	strscpy(hdr->machine, uts->machine, sizeof(hdr->machine));
 	strscpy(hdr->domainname, uts->domainname, sizeof(hdr->domainname));
 	strscpy(hdr->panic_msg, msg ? msg : "", sizeof(hdr->panic_msg));
+	if (dd_encrypting()) {
+		hdr->cipher = DISKDUMP_CIPHER_CHACHA20_POLY1305;
+		hdr->wrapped_key_size = dd.key.wrapped_size;
+		memcpy(hdr->nonce, part->nonce, sizeof(hdr->nonce));
+		memcpy(hdr->key_id, dd.key.key_id, sizeof(hdr->key_id));
+		memcpy(hdr->wrapped_key, dd.key.wrapped, dd.key.wrapped_size);
+		dd_mac_init(part);
+	}
 }
 
+/* Write block 0; the final header of an encrypted dump gets the MAC. */
 static int write_header(struct disk_dump_partition *part,
 			struct diskdump_header *hdr)
 {
 	hdr->crc = 0;
+	memset(hdr->mac, 0, sizeof(hdr->mac));
+	if (dd_encrypting() && hdr->status != DISKDUMP_STATUS_WRITING) {
+		poly1305_update_generic(&dds.mac, (const u8 *)hdr, sizeof(*hdr));
+		poly1305_final_generic(&dds.mac, hdr->mac);
+	}
 	hdr->crc = ~crc32_le(~0U, (const u8 *)hdr, sizeof(*hdr));
 	return dd_rw(part, DD_WRITE, 0, hdr, 1);
 }
@@ -710,9 +824,10 @@ static int write_dump(struct disk_dump_partition *part, const char *msg,
 	ret = write_header(part, hdr);
 	if (ret)
 		return ret;
-	for (b = 0; b < dd.note_blocks && !ret; b++)
-		ret = dd_rw(part, DD_WRITE, hdr->note_block + b,
-			    dd.note_buf + b * PAGE_SIZE, 1);
+	for (b = 0; b < dd.note_blocks && !ret; b++) {
+		memcpy(dd.io_buf, dd.note_buf + b * PAGE_SIZE, PAGE_SIZE);
+		ret = dd_write_data(part, hdr->note_block + b, dd.io_buf, 1);
+	}
 	if (!ret)
 		ret = write_bitmaps(part, hdr);
 	if (!ret)
@@ -1026,12 +1141,14 @@ static int add_partition(dev_t devt)
 	if (find_partition(devt))
 		return -EEXIST;
 	/*
-	 * The dump would put all of memory, in clear, on a disk: not under
-	 * lockdown=confidentiality (dumps are not encrypted).
+	 * An unencrypted dump would put all of memory, in clear, on a disk:
+	 * not under lockdown=confidentiality.
 	 */
-	ret = security_locked_down(LOCKDOWN_DISKDUMP);
-	if (ret)
-		return ret;
+	if (!dd_encrypting()) {
+		ret = security_locked_down(LOCKDOWN_DISKDUMP);
+		if (ret)
+			return ret;
+	}
 	ret = diskdump_prepare_buffers();
 	if (ret)
 		return ret;
@@ -1063,6 +1180,7 @@ static int add_partition(dev_t devt)
 	part->devt = devt;
 	part->start_sect = get_start_sect(bdev);
 	part->nr_sects = bdev_nr_sectors(bdev);
+	get_random_bytes(part->nonce, sizeof(part->nonce));
 	list_add_tail(&part->list, &dev->partitions);
 	return 0;
 
@@ -1157,6 +1275,120 @@ static int diskdump_set_level(const char *arg)
 	return 0;
 }
 
+/*
+ * Make a fresh dump key and wrap it for the RSA public key @der (DER,
+ * PKCS#1 RSAPublicKey).  Here, in process context, never at panic time.
+ */
+static int dd_make_key(const u8 *der, unsigned int len, struct dd_key *k)
+{
+	struct crypto_akcipher *tfm;
+	unsigned int size;
+	int ret;
+
+	tfm = crypto_alloc_akcipher("pkcs1pad(rsa)", 0, 0);
+	if (IS_ERR(tfm)) {
+		pr_err("key: no RSA in this kernel (%ld)\n", PTR_ERR(tfm));
+		return PTR_ERR(tfm);
+	}
+	ret = crypto_akcipher_set_pub_key(tfm, der, len);
+	if (ret) {
+		pr_err("key: not an RSA public key in DER, PKCS#1 RSAPublicKey form (%d)\n",
+		       ret);
+		goto out;
+	}
+	size = crypto_akcipher_maxsize(tfm);
+	if (size < 256 || size > DISKDUMP_WRAPPED_MAX) {
+		pr_err("key: a %u-bit RSA key; 2048 to 4096 bits are supported\n",
+		       size * BITS_PER_BYTE);
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = get_random_bytes_wait(k->key, sizeof(k->key));
+	if (!ret)
+		ret = crypto_akcipher_sync_encrypt(tfm, k->key, sizeof(k->key),
+						   k->wrapped, size);
+	if (ret) {
+		pr_err("key: cannot wrap the dump key (%d)\n", ret);
+		goto out;
+	}
+	k->wrapped_size = size;
+	sha256(der, len, k->key_id);
+	k->on = true;
+out:
+	crypto_free_akcipher(tfm);
+	return ret;
+}
+
+/* Install @k (or, if NULL, stop encrypting) as one configuration change. */
+static int dd_install_key(const struct dd_key *k)
+{
+	int ret = 0;
+
+	mutex_lock(&diskdump_mutex);
+	/* Without a key the armed partitions would take dumps in clear. */
+	if (!k && !list_empty(&disk_dump_devices))
+		ret = security_locked_down(LOCKDOWN_DISKDUMP);
+	if (!ret) {
+		WRITE_ONCE(diskdump_config_busy, 1);
+		if (k)
+			dd.key = *k;
+		else
+			memzero_explicit(&dd.key, sizeof(dd.key));
+		dd.crc = diskdump_checksum();
+		WRITE_ONCE(diskdump_config_busy, 0);
+	}
+	mutex_unlock(&diskdump_mutex);
+	return ret;
+}
+
+/*
+ * "key HEX": encrypt dumps for the RSA public key whose DER form is HEX;
+ * "key none": stop encrypting.
+ */
+static int diskdump_set_key(const char *arg)
+{
+	size_t len = strlen(arg) / 2;
+	struct dd_key *k;
+	u8 *der;
+	int ret;
+
+	if (!IS_ENABLED(CONFIG_DISKDUMP_ENCRYPT)) {
+		pr_err("key: this kernel has no encrypted dumps (CONFIG_DISKDUMP_ENCRYPT)\n");
+		return -EOPNOTSUPP;
+	}
+	if (!strcmp(arg, "none")) {
+		ret = dd_install_key(NULL);
+		if (ret)
+			pr_err("key none: kernel lockdown forbids unencrypted crash dumps while partitions are armed\n");
+		else
+			pr_info("dumps are not encrypted\n");
+		return ret;
+	}
+	if (strlen(arg) % 2 || len > DISKDUMP_KEY_DER_MAX) {
+		pr_err("key: give the RSA public key as hex of its DER form, at most %u bytes\n",
+		       DISKDUMP_KEY_DER_MAX);
+		return -EINVAL;
+	}
+	k = kzalloc(sizeof(*k), GFP_KERNEL);
+	der = kmalloc(len, GFP_KERNEL);
+	if (!k || !der) {
+		ret = -ENOMEM;
+	} else if (hex2bin(der, arg, len)) {
+		pr_err("key: not hex\n");
+		ret = -EINVAL;
+	} else {
+		ret = dd_make_key(der, len, k);
+	}
+	if (!ret)
+		ret = dd_install_key(k);
+	if (!ret)
+		pr_info("dumps encrypted for the RSA-%u key sha256:%*phN\n",
+			k->wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE, k->key_id);
+	kfree(der);
+	kfree_sensitive(k);
+	return ret;
+}
+
 static int diskdump_command(char *line)
 {
 	char *cmd, *arg, *extra;
@@ -1168,15 +1400,17 @@ static int diskdump_command(char *line)
 	arg = line ? strim(line) : NULL;
 	extra = arg ? strpbrk(arg, " \t") : NULL;
 	if (!cmd || !*cmd || !arg || !*arg || extra) {
-		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME or MAJOR:MINOR), or 'level N'\n");
+		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME or MAJOR:MINOR), 'level N', 'key HEX' or 'key none'\n");
 		return -EINVAL;
 	}
 	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test"))
 		return diskdump_test_command(arg);
 	if (!strcmp(cmd, "level"))
 		return diskdump_set_level(arg);
+	if (!strcmp(cmd, "key"))
+		return diskdump_set_key(arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
-		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE' or 'level N'\n",
+		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N' or 'key HEX|none'\n",
 		       cmd);
 		return -EINVAL;
 	}
@@ -1198,7 +1432,7 @@ static int diskdump_command(char *line)
 		else if (ret == -EEXIST)
 			pr_err("%s: already configured\n", arg);
 		else if (ret == -EPERM)
-			pr_err("%s: kernel lockdown forbids unencrypted crash dumps: not armed\n",
+			pr_err("%s: kernel lockdown forbids unencrypted crash dumps: not armed (give a key first: 'key HEX')\n",
 			       arg);
 		else if (ret)
 			pr_err("%s: cannot add (%d)\n", arg, ret);
@@ -1225,19 +1459,20 @@ static int diskdump_command(char *line)
 static ssize_t diskdump_proc_write(struct file *file, const char __user *ubuf,
 				   size_t count, loff_t *ppos)
 {
-	char buf[DISKDUMP_CMD_MAX];
+	char *buf;
 	int ret;
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	if (count >= sizeof(buf)) {
-		pr_err("command longer than %zu bytes\n", sizeof(buf) - 1);
+	if (count >= DISKDUMP_CMD_MAX) {
+		pr_err("command longer than %u bytes\n", DISKDUMP_CMD_MAX - 1);
 		return -EINVAL;
 	}
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
 	ret = diskdump_command(buf);
+	kfree_sensitive(buf);
 	return ret ? ret : count;
 }
 
@@ -1249,6 +1484,12 @@ static int diskdump_proc_show(struct seq_file *m, void *v)
 	mutex_lock(&diskdump_mutex);
 	seq_printf(m, "# block_size: %lu\n", PAGE_SIZE);
 	seq_printf(m, "# dump_level: %u\n", dd.dump_level);
+	if (dd.key.on)
+		seq_printf(m, "# encryption: chacha20-poly1305, RSA-%u key sha256:%*phN\n",
+			   dd.key.wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE,
+			   dd.key.key_id);
+	else
+		seq_puts(m, "# encryption: none\n");
 	seq_printf(m, "# ram_pages: %lu\n", dd.nr_ram_pages);
 	seq_printf(m, "# dump_blocks: %lu\n", dd.nr_ram_pages ?
 		   1 + dd.note_blocks + 2 * dd.bitmap_blocks + dd.nr_ram_pages : 0);

@@ -126,6 +126,8 @@ struct disk_dump_device {
  * @devt: device number of the partition
  * @start_sect: first 512-byte sector of the partition on the disk
  * @nr_sects: size in 512-byte sectors
+ * @nonce: random when the partition is added; the ChaCha20 nonce of an
+ *	encrypted dump, so that no two partitions share a keystream
  */
 struct disk_dump_partition {
 	struct list_head list;
@@ -134,6 +136,7 @@ struct disk_dump_partition {
 	dev_t devt;
 	sector_t start_sect;
 	sector_t nr_sects;
+	u8 nonce[DISKDUMP_NONCE_SIZE];
 };
 
 /**

@@ -8,7 +8,8 @@ r=$WORK/out/smoke.txt
 [ -f "$r" ] || fail "the guest wrote no results"
 cat "$r" | sed 's/^/    /'
 for bad in "bogus" "bogus /dev/sda1" "add" "add /dev/nonexistent" "add 4095:1048575" "remove /dev/sda1" \
-	   "add /dev/sda1 extra words" "add sda1" "add 8:1"; do
+	   "add /dev/sda1 extra words" "add sda1" "add 8:1" "key zz" "key 0102" \
+	   "key 3082010a02820101" "key 123"; do
 	grep -qxF "REFUSED: $bad" "$r" || fail "'$bad' was not refused"
 done
 grep -qxF "ACCEPTED: add /dev/sda1" "$r" || fail "add /dev/sda1 was refused"
@@ -21,10 +22,14 @@ sed -n '/--- \/proc\/diskdump armed/,/---/p' "$r" | grep -Eq '^sda1 2048 [0-9]+$
 	fail "/proc/diskdump does not list sda1 with its start sector"
 sed -n '/disarmed/,$p' "$r" | grep -q '^sda1' && fail "sda1 still listed after remove"
 for msg in "usage: 'add DEVICE' or 'remove DEVICE'" "unknown command 'bogus'" \
-	   "not a configured dump partition" "already configured" "not a block device"; do
+	   "not a configured dump partition" "already configured" "not a block device" \
+	   "key: not hex" "key: not an RSA public key in DER" "key: give the RSA public key as hex"; do
 	grep -qF "$msg" "$WORK/out/smoke-dmesg.txt" || fail "no kernel message '$msg'"
 done
-note "9 bad inputs refused with messages; root-only; add/list/remove work"
+grep -q "^REFUSED: key 0000" "$r" || fail "a 700-byte key was not refused"
+sed -n '/--- \/proc\/diskdump armed/,/---/p' "$r" | grep -qx "# encryption: none" ||
+	fail "/proc/diskdump does not say that dumps are not encrypted"
+note "14 bad inputs refused with messages (5 bad keys); root-only; add/list/remove work"
 
 # diskdumpctl: refuses an unformatted partition, adds, lists, stops, arms,
 # removes, keeping the config file in step; bad usage exits 2.

@@ -18,6 +18,11 @@
 #include <lzo/lzo1x.h>
 #include <zlib.h>
 #include <zstd.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/rsa.h>
+#include <openssl/x509.h>
 
 #include "../../tools/savecore/ddcore.h"
 #include "../../tools/savecore/savecore.h"
@@ -746,6 +751,289 @@ static int test_diskdumpfmt(void)
 	return 0;
 }
 
+/* ---- encrypted dumps: sealed here the way diskdump.c seals them ---- */
+
+static EVP_PKEY *test_key(const char *name, char *pem, size_t pemlen)
+{
+	EVP_PKEY *pk = EVP_RSA_gen(2048);
+	FILE *f;
+
+	snprintf(pem, pemlen, "%s/%s.pem", tmpdir, name);
+	f = fopen(pem, "w");
+	if (!pk || !f || !PEM_write_PrivateKey(f, pk, NULL, NULL, 0, NULL, NULL))
+		abort();
+	fclose(f);
+	return pk;
+}
+
+/* ChaCha20 keystream XOR, IV { 0, block, nonce }, written out for the test. */
+static void test_xor(const uint8_t *key, const uint8_t *nonce, uint64_t block,
+		     uint8_t *buf, int len)
+{
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	uint8_t iv[16] = { 0 };
+	int out;
+
+	for (int i = 0; i < 4; i++)
+		iv[4 + i] = (uint8_t)(block >> (8 * i));
+	memcpy(iv + 8, nonce, 8);
+	if (!EVP_EncryptInit_ex(c, EVP_chacha20(), NULL, key, iv) ||
+	    !EVP_EncryptUpdate(c, buf, &out, buf, len))
+		abort();
+	EVP_CIPHER_CTX_free(c);
+}
+
+/*
+ * Encrypt blocks 1 .. data_block + written_pages - 1 of @im for @pk, wrap
+ * the key, and MAC it all (Poly1305 keyed by block 0's keystream).
+ */
+static void seal_dump(struct img *im, EVP_PKEY *pk)
+{
+	struct diskdump_header *h = &im->h;
+	uint64_t end = h->data_block + h->written_pages;
+	uint8_t key[32], otk[32] = { 0 }, block[BS];
+	unsigned char *der = NULL;
+	unsigned int idlen;
+	size_t wl = sizeof(h->wrapped_key), ml;
+	EVP_PKEY_CTX *pc = EVP_PKEY_CTX_new(pk, NULL);
+	EVP_MAC *alg = EVP_MAC_fetch(NULL, "POLY1305", NULL);
+	EVP_MAC_CTX *mc = EVP_MAC_CTX_new(alg);
+	struct diskdump_header copy;
+	int fd = open(im->path, O_RDWR), dl;
+
+	if (fd < 0 || RAND_bytes(key, 32) != 1 || RAND_bytes(h->nonce, 8) != 1)
+		abort();
+	h->cipher = DISKDUMP_CIPHER_CHACHA20_POLY1305;
+	if (EVP_PKEY_encrypt_init(pc) <= 0 || EVP_PKEY_CTX_set_rsa_padding(pc, RSA_PKCS1_PADDING) <= 0 ||
+	    EVP_PKEY_encrypt(pc, h->wrapped_key, &wl, key, 32) <= 0)
+		abort();
+	h->wrapped_key_size = (uint32_t)wl;
+	dl = i2d_PublicKey(pk, &der);
+	if (dl <= 0 || !EVP_Digest(der, (size_t)dl, h->key_id, &idlen, EVP_sha256(), NULL))
+		abort();
+	test_xor(key, h->nonce, 0, otk, 32);
+	if (!EVP_MAC_init(mc, otk, 32, NULL))
+		abort();
+	for (uint64_t b = 1; b < end; b++) {
+		if (pread(fd, block, BS, (off_t)(b * BS)) != BS)
+			abort();
+		test_xor(key, h->nonce, b, block, BS);
+		put(fd, b, block, BS);
+		EVP_MAC_update(mc, block, BS);
+	}
+	memset(h->mac, 0, sizeof(h->mac));
+	h->crc = 0;
+	copy = *h;
+	EVP_MAC_update(mc, (const uint8_t *)&copy, sizeof(copy));
+	if (h->status != DISKDUMP_STATUS_WRITING &&
+	    (!EVP_MAC_final(mc, h->mac, &ml, 16) || ml != 16))
+		abort();
+	close(fd);
+	rewrite_header(im, 1);
+	OPENSSL_free(der);
+	EVP_MAC_CTX_free(mc);
+	EVP_MAC_free(alg);
+	EVP_PKEY_CTX_free(pc);
+}
+
+static int load_with_key(struct img *im, const char *pem, struct dd_dump *d, char *why)
+{
+	struct dd_dev dev;
+	int ret;
+
+	if (dd_open(&dev, im->path, false))
+		return -100;
+	dev.keyfile = pem;
+	ret = dd_load(&dev, d, why, 256);
+	dd_close(&dev);
+	return ret;
+}
+
+/* Every page of the ELF file is the pattern of its PFN. */
+static int elf_has_pattern(const char *elf, const struct img *im)
+{
+	int kernel = 0;
+
+	for (uint64_t pfn = im->ram_lo; pfn < im->ram_hi; pfn++) {
+		const uint64_t *p = elf_phys(elf, pfn * BS, &kernel);
+
+		if (!p || p[0] != (PAT ^ (pfn * BS)) || p[511] != (PAT ^ (pfn * BS + 511 * 8)))
+			return 0;
+	}
+	return 1;
+}
+
+static int test_encrypted_dump_decodes_with_the_key(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char pem[300], why[256];
+	struct dd_dev dev;
+	EVP_PKEY *pk = test_key("k1", pem, sizeof(pem));
+	uint8_t raw[BS];
+	size_t len;
+	char *elf;
+
+	img_init(&im, "enc", 600);
+	make_dump(&im);
+	seal_dump(&im, pk);
+	/* the pages on the partition are not in clear */
+	CHECK(!dd_open(&dev, im.path, false));
+	CHECK(!dd_read_raw_blocks(&dev, im.h.data_block, raw, 1));
+	CHECK(((uint64_t *)raw)[0] != (PAT ^ (im.ram_lo * BS)));
+	dd_close(&dev);
+	/* without the key: only the header, marked sealed */
+	CHECK(load(&im, &d, why) == 0);
+	CHECK(d.sealed && d.present == im.written && !d.ram_map);
+	dd_free(&d);
+	/* with it: the MAC checks, and every page decodes */
+	CHECK(load_with_key(&im, pem, &d, why) == 0);
+	CHECK(!d.sealed && d.present == im.written);
+	dd_free(&d);
+	CHECK(!dd_open(&dev, im.path, false));
+	dev.keyfile = pem;
+	CHECK(dd_load(&dev, &d, why, sizeof(why)) == 0 && dd_plan_segments(&dev, &d) == 0);
+	{
+		int fd = open(tmpdir, O_TMPFILE | O_RDWR, 0600);
+		struct stat st;
+
+		CHECK(fd >= 0 && dd_write_elf(&dev, &d, fd) == 0 && fstat(fd, &st) == 0);
+		len = (size_t)st.st_size;
+		elf = malloc(len);
+		CHECK(elf && pread(fd, elf, len, 0) == (ssize_t)len);
+		close(fd);
+	}
+	CHECK(elf_has_pattern(elf, &im));
+	free(elf);
+	dd_free(&d);
+	dd_close(&dev);
+	EVP_PKEY_free(pk);
+	return 0;
+}
+
+static int test_encrypted_dump_wrong_key_or_tampered(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char pem[300], other[300], why[256];
+	EVP_PKEY *pk = test_key("k2", pem, sizeof(pem));
+	EVP_PKEY *pk2 = test_key("k3", other, sizeof(other));
+	uint8_t b[BS];
+	int fd;
+
+	img_init(&im, "enc2", 600);
+	make_dump(&im);
+	seal_dump(&im, pk);
+	CHECK(load_with_key(&im, other, &d, why) == -EX_ERROR);
+	CHECK(strstr(why, "wrong key"));
+	dd_free(&d);
+	/* one bit of one page flipped: refused, nothing decoded */
+	fd = open(im.path, O_RDWR);
+	CHECK(pread(fd, b, BS, (off_t)((im.h.data_block + 50) * BS)) == BS);
+	b[100] ^= 4;
+	put(fd, im.h.data_block + 50, b, BS);
+	CHECK(load_with_key(&im, pem, &d, why) == -EX_CORRUPT);
+	CHECK(strstr(why, "integrity check failed"));
+	dd_free(&d);
+	b[100] ^= 4;
+	put(fd, im.h.data_block + 50, b, BS);
+	close(fd);
+	CHECK(load_with_key(&im, pem, &d, why) == 0);
+	dd_free(&d);
+	/* the header is covered too: a changed panic message, crc fixed up */
+	im.h.panic_msg[0] ^= 1;
+	rewrite_header(&im, 1);
+	CHECK(load_with_key(&im, pem, &d, why) == -EX_CORRUPT);
+	dd_free(&d);
+	/* a damaged wrapped key */
+	im.h.panic_msg[0] ^= 1;
+	im.h.wrapped_key[10] ^= 1;
+	rewrite_header(&im, 1);
+	CHECK(load_with_key(&im, pem, &d, why) == -EX_CORRUPT);
+	dd_free(&d);
+	/* a key file that is not a key */
+	CHECK(load_with_key(&im, im.path, &d, why) == -EX_ERROR);
+	CHECK(strstr(why, "not a PEM private key"));
+	dd_free(&d);
+	EVP_PKEY_free(pk);
+	EVP_PKEY_free(pk2);
+	return 0;
+}
+
+/*
+ * savecore without the key saves the partition image as it is and formats
+ * the partition; savecore -K decodes that file elsewhere.  An unfinished
+ * encrypted dump has no MAC: refused without -f.
+ */
+static int test_encrypted_dump_savecore_cycle(void)
+{
+	struct img im;
+	char pem[300], out[300], out2[300], enc[400], cmd[1400];
+	char *save[] = { "./savecore", "-q", im.path, out, NULL };
+	char *check[] = { "./savecore", "-c", im.path, NULL };
+	char *decode[] = { "./savecore", "-q", "-k", "-K", pem, enc, out2, NULL };
+	char *decode_f[] = { "./savecore", "-q", "-k", "-f", "-K", pem, enc, out2, NULL };
+	EVP_PKEY *pk = test_key("k4", pem, sizeof(pem));
+	FILE *p;
+
+	img_init(&im, "enc3", 600);
+	make_dump(&im);
+	seal_dump(&im, pk);
+	snprintf(out, sizeof(out), "%s/enccrash", tmpdir);
+	snprintf(out2, sizeof(out2), "%s/decoded", tmpdir);
+	CHECK(run(save) == EX_OK);
+	CHECK(run(check) == EX_NODUMP);		/* formatted again */
+	snprintf(cmd, sizeof(cmd), "ls %s/unit-*/vmcore.encrypted", out);
+	p = popen(cmd, "r");
+	CHECK(p && fgets(enc, sizeof(enc), p));
+	pclose(p);
+	enc[strcspn(enc, "\n")] = 0;
+	snprintf(cmd, sizeof(cmd),
+		 "grep -qx 'format: encrypted partition image' %s/unit-*/info && grep -q '^key_id: sha256:' %s/unit-*/info && test ! -e %s/unit-*/vmcore",
+		 out, out, out);
+	CHECK(system(cmd) == 0);
+	CHECK(run(decode) == EX_OK);
+	snprintf(cmd, sizeof(cmd),
+		 "grep -qx 'format: elf' %s/unit-*/info && grep -qx 'encryption: chacha20-poly1305, RSA-2048' %s/unit-*/info",
+		 out2, out2);
+	CHECK(system(cmd) == 0);
+	{
+		struct img dec = im;
+		struct stat st;
+		char *elf;
+		int fd;
+
+		snprintf(cmd, sizeof(cmd), "ls %s/unit-*/vmcore", out2);
+		p = popen(cmd, "r");
+		CHECK(p && fgets(dec.path, sizeof(dec.path), p));
+		pclose(p);
+		dec.path[strcspn(dec.path, "\n")] = 0;
+		fd = open(dec.path, O_RDONLY);
+		CHECK(fd >= 0 && fstat(fd, &st) == 0);
+		elf = malloc((size_t)st.st_size);
+		CHECK(elf && pread(fd, elf, (size_t)st.st_size, 0) == st.st_size);
+		close(fd);
+		CHECK(elf_has_pattern(elf, &im));
+		free(elf);
+	}
+	/* unfinished: the kernel stopped before the final header */
+	im.status = DISKDUMP_STATUS_WRITING;
+	im.written = 100;
+	make_dump(&im);
+	im.h.written_pages = 100;	/* seal what was written... */
+	seal_dump(&im, pk);
+	im.h.written_pages = 0;		/* ...as a WRITING header says none */
+	rewrite_header(&im, 1);
+	snprintf(enc, sizeof(enc), "%s", im.path);
+	snprintf(out2, sizeof(out2), "%s/decoded2", tmpdir);
+	CHECK(run(decode) == EX_CORRUPT);
+	CHECK(run(decode_f) == EX_OK);
+	snprintf(cmd, sizeof(cmd), "grep -qx 'saved_pages: 100' %s/unit-*/info", out2);
+	CHECK(system(cmd) == 0);
+	EVP_PKEY_free(pk);
+	return 0;
+}
+
 /* test_savecore --seed FILE: write a small valid dump (the fuzzer's seed). */
 static int write_seed(const char *path)
 {
@@ -790,6 +1078,9 @@ int main(int argc, char **argv)
 	RUN(test_savecore_rotation);
 	RUN(test_progress_only_on_a_tty);
 	RUN(test_force_reads_bad_checksum);
+	RUN(test_encrypted_dump_decodes_with_the_key);
+	RUN(test_encrypted_dump_wrong_key_or_tampered);
+	RUN(test_encrypted_dump_savecore_cycle);
 	if (!failed) {
 		char cmd[64];
 

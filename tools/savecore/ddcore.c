@@ -71,6 +71,11 @@ void dd_close(struct dd_dev *dev)
 	if (dev->fd >= 0)
 		close(dev->fd);
 	dev->fd = -1;
+	if (dev->crypt_free)
+		dev->crypt_free(dev->crypt);
+	dev->crypt = NULL;
+	dev->decrypt = NULL;
+	dev->crypt_free = NULL;
 }
 
 static int rw_all(struct dd_dev *dev, bool wr, uint64_t block, void *buf,
@@ -105,15 +110,45 @@ static int rw_all(struct dd_dev *dev, bool wr, uint64_t block, void *buf,
 	return 0;
 }
 
-int dd_read_blocks(struct dd_dev *dev, uint64_t block, void *buf, uint64_t n)
+int dd_read_raw_blocks(struct dd_dev *dev, uint64_t block, void *buf,
+		       uint64_t n)
 {
 	return rw_all(dev, false, block, buf, n);
+}
+
+int dd_read_blocks(struct dd_dev *dev, uint64_t block, void *buf, uint64_t n)
+{
+	if (rw_all(dev, false, block, buf, n))
+		return -1;
+	return dev->decrypt ? dev->decrypt(dev, block, buf, n) : 0;
 }
 
 int dd_write_blocks(struct dd_dev *dev, uint64_t block, const void *buf,
 		    uint64_t n)
 {
 	return rw_all(dev, true, block, (void *)buf, n);
+}
+
+int dd_write_full(int fd, const void *buf, size_t len, uint64_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int err = w < 0 ? errno : ENOSPC;
+
+			fprintf(stderr, "savecore: write: %s\n", strerror(err));
+			return err == ENOSPC || err == EDQUOT ? -EX_NOSPACE : -EX_ERROR;
+		}
+		p += w;
+		off += (uint64_t)w;
+		len -= (size_t)w;
+	}
+	return 0;
 }
 
 void dd_fill_fmt_block(void *block, uint64_t block_nr, uint64_t nr_blocks)

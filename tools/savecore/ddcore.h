@@ -25,15 +25,27 @@ struct dd_dev {
 	const char *path;
 	uint64_t size;		/* bytes */
 	uint64_t blocks;	/* DISKDUMP_BLOCK_SIZE blocks */
+	const char *keyfile;	/* private key for an encrypted dump, or NULL */
+	/* set by dd_unseal(): decrypts blocks read by dd_read_blocks() */
+	int (*decrypt)(struct dd_dev *dev, uint64_t block, void *buf, uint64_t n);
+	void *crypt;
+	void (*crypt_free)(void *crypt);
 };
 
 uint32_t dd_crc32(uint32_t crc, const void *buf, size_t len);
 
 int dd_open(struct dd_dev *dev, const char *path, bool writable);
 void dd_close(struct dd_dev *dev);
+/* Blocks as the dump holds them: decrypted once dd_unseal() succeeded. */
 int dd_read_blocks(struct dd_dev *dev, uint64_t block, void *buf, uint64_t n);
+/* Blocks as they are on the device. */
+int dd_read_raw_blocks(struct dd_dev *dev, uint64_t block, void *buf,
+		       uint64_t n);
 int dd_write_blocks(struct dd_dev *dev, uint64_t block, const void *buf,
 		    uint64_t n);
+
+/* pwrite all of @buf at @off of @fd: 0, or -EX_NOSPACE or -EX_ERROR. */
+int dd_write_full(int fd, const void *buf, size_t len, uint64_t off);
 
 void dd_fill_fmt_block(void *block, uint64_t block_nr, uint64_t nr_blocks);
 bool dd_is_fmt_block(const void *block, uint64_t block_nr);

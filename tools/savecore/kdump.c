@@ -88,10 +88,7 @@ _Static_assert(sizeof(struct kdump_page_desc) == 24, "page_desc layout");
 
 static int put(int fd, const void *buf, size_t len, uint64_t off)
 {
-	if (pwrite(fd, buf, len, (off_t)off) == (ssize_t)len)
-		return 0;
-	fprintf(stderr, "savecore: write: %s\n", strerror(errno ? errno : EIO));
-	return errno == ENOSPC ? -EX_NOSPACE : -EX_ERROR;
+	return dd_write_full(fd, buf, len, off);
 }
 
 /* File offset and length of the VMCOREINFO text inside the notes. */
@@ -301,6 +298,9 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 	struct packer pk = { .how = how };
 	struct kdump_page_desc *pd = NULL;
 	int ret;
+
+	if (d->sealed)
+		return -EX_ERROR;	/* encrypted and no key */
 
 	map_blocks = ((d->h.max_pfn + 7) / 8 + DISKDUMP_BLOCK_SIZE - 1) / DISKDUMP_BLOCK_SIZE;
 	map_bytes = map_blocks * DISKDUMP_BLOCK_SIZE;

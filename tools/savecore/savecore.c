@@ -36,6 +36,7 @@
 static struct {
 	bool check_only, verbose, keep, force, quiet, map_stacks;
 	bool kdump;			/* -F kdump: kdump-compressed output */
+	const char *keyfile;		/* -K: private key of encrypted dumps */
 	enum dd_compress compress;	/* -Z: zlib (the default), lzo, zstd, none */
 	unsigned int keep_dumps;	/* -n: at most this many dumps in DIR */
 	uint64_t min_free;		/* bytes */
@@ -127,6 +128,20 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 		snprintf(why, whylen, "bitmap size does not match max_pfn");
 		return -EX_CORRUPT;
 	}
+	if (d->h.cipher != DISKDUMP_CIPHER_NONE) {
+		int ret;
+
+		if (!dev->keyfile) {
+			/* saved as it is, to be decoded where the key is */
+			d->sealed = true;
+			d->present = d->h.status == DISKDUMP_STATUS_WRITING ?
+				     dd_scan_written(dev, &d->h) : d->h.written_pages;
+			return 0;
+		}
+		ret = dd_unseal(dev, &d->h, opt.force, why, whylen);
+		if (ret)
+			return ret;
+	}
 
 	nb = d->h.bitmap_blocks;
 	d->ram_map = malloc(nb * DISKDUMP_BLOCK_SIZE);
@@ -185,7 +200,7 @@ uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h)
 	while (buf && done < max) {
 		uint64_t n = max - done < COPY_CHUNK ? max - done : COPY_CHUNK;
 
-		if (dd_read_blocks(dev, h->data_block + done, buf, n))
+		if (dd_read_raw_blocks(dev, h->data_block + done, buf, n))
 			break;
 		for (uint64_t i = 0; i < n; i++, done++)
 			if (dd_is_fmt_block(buf + i * DISKDUMP_BLOCK_SIZE,
@@ -340,13 +355,13 @@ static int read_phys_u64(struct dd_dev *dev, struct dd_dump *d, uint64_t pa,
 			 uint64_t *val)
 {
 	int64_t rank = pfn_rank(d, pa / DISKDUMP_BLOCK_SIZE);
-	uint64_t off;
+	static uint8_t block[DISKDUMP_BLOCK_SIZE];
 
-	if (rank < 0)
+	if (rank < 0 || pa % 8 ||
+	    dd_read_blocks(dev, d->h.data_block + (uint64_t)rank, block, 1))
 		return -1;
-	off = (d->h.data_block + (uint64_t)rank) * DISKDUMP_BLOCK_SIZE +
-	      pa % DISKDUMP_BLOCK_SIZE;
-	return pread(dev->fd, val, 8, (off_t)off) == 8 ? 0 : -1;
+	memcpy(val, block + pa % DISKDUMP_BLOCK_SIZE, 8);
+	return 0;
 }
 
 /* Walk the 4-level kernel page tables in the dump; physical address or -1. */
@@ -431,6 +446,9 @@ int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d)
 	uint64_t khi = (h->kernel_paddr + h->kernel_size + DISKDUMP_BLOCK_SIZE - 1) /
 		       DISKDUMP_BLOCK_SIZE;
 
+	if (d->sealed)
+		return -1;	/* encrypted and no key: no bitmaps to plan from */
+
 	d->nr_segs = 0;
 	/*
 	 * Order matters to the readers: crash takes phys_base from the first
@@ -451,21 +469,14 @@ static int copy_pages(struct dd_dev *dev, const struct dd_dump *d, int fd,
 {
 	while (pages) {
 		uint64_t n = pages < COPY_CHUNK ? pages : COPY_CHUNK;
-		size_t len = n * DISKDUMP_BLOCK_SIZE, done = 0;
+		size_t len = n * DISKDUMP_BLOCK_SIZE;
+		int ret;
 
 		if (dd_read_blocks(dev, d->h.data_block + rank, buf, n))
 			return -EX_ERROR;
-		while (done < len) {
-			ssize_t w = pwrite(fd, buf + done, len - done, (off_t)(off + done));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0) {
-				fprintf(stderr, "savecore: write: %s\n", strerror(errno));
-				return errno == ENOSPC || errno == EDQUOT ? -EX_NOSPACE : -EX_ERROR;
-			}
-			done += (size_t)w;
-		}
+		ret = dd_write_full(fd, buf, len, off);
+		if (ret)
+			return ret;
 		rank += n;
 		pages -= n;
 		off += len;
@@ -492,6 +503,9 @@ int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd)
 	uint64_t off;
 	char *hdr, *buf;
 	int ret = 0;
+
+	if (d->sealed)
+		return -EX_ERROR;
 
 	hdr = calloc(1, hdrlen + d->h.note_size);
 	buf = malloc((size_t)COPY_CHUNK * DISKDUMP_BLOCK_SIZE);
@@ -574,7 +588,10 @@ static void print_usage(FILE *f)
 		"                      makedumpfile writes it)\n"
 		"  -Z, --compress ALG  for kdump: zlib (default), lzo, zstd or none\n"
 		"  -n, --keep-dumps N  after saving, keep only the newest N dumps in DIR\n"
-		"  -f, --force         read a dump whose header checksum is wrong\n"
+		"  -K, --key FILE      the RSA private key (PEM) of an encrypted dump;\n"
+		"                      without it an encrypted dump is saved as it is\n"
+		"  -f, --force         read a dump whose header checksum is wrong, or an\n"
+		"                      encrypted dump that was never finished (unverified)\n"
 		"  -v, --verbose       say more\n"
 		"  -q, --quiet         print only errors\n"
 		"  -h, --help          this text\n"
@@ -616,6 +633,50 @@ static void print_summary(FILE *f, const struct dd_dump *d, const char *dev)
 	fprintf(f, "unreadable_pages: %" PRIu64 "\n", (uint64_t)h->unreadable_pages);
 	fprintf(f, "check_ms: %" PRIu64 "\n", (uint64_t)h->check_ns / 1000000);
 	fprintf(f, "write_ms: %" PRIu64 "\n", (uint64_t)h->write_ns / 1000000);
+	if (h->cipher == DISKDUMP_CIPHER_NONE) {
+		fprintf(f, "encryption: none\n");
+	} else {
+		char id[2 * DISKDUMP_KEY_ID_SIZE + 1];
+
+		dd_key_id_hex(h->key_id, id);
+		fprintf(f, "encryption: chacha20-poly1305, RSA-%u\n", h->wrapped_key_size * 8);
+		fprintf(f, "key_id: sha256:%s\n", id);
+	}
+}
+
+/*
+ * An encrypted dump without its key: the partition image as it is, up to
+ * the last block the dump used (and the format block after it, which marks
+ * where an unfinished dump stopped), sparse to the partition's size, so
+ * that savecore -K reads the file as it would the partition.
+ */
+int dd_save_sealed(struct dd_dev *dev, const struct dd_dump *d, int fd)
+{
+	uint64_t end = d->h.data_block + d->present + 1, done = 0;
+	char *buf = malloc((size_t)COPY_CHUNK * DISKDUMP_BLOCK_SIZE);
+	int ret = -EX_ERROR;
+
+	if (end > d->h.partition_blocks)
+		end = d->h.partition_blocks;
+	if (!buf)
+		return ret;
+	while (done < end) {
+		uint64_t n = end - done < COPY_CHUNK ? end - done : COPY_CHUNK;
+
+		if (dd_read_raw_blocks(dev, done, buf, n))
+			goto out;
+		if (dd_write_full(fd, buf, n * DISKDUMP_BLOCK_SIZE, done * DISKDUMP_BLOCK_SIZE))
+			goto out;
+		done += n;
+		dd_progress(done, end);
+	}
+	if (ftruncate(fd, (off_t)(d->h.partition_blocks * DISKDUMP_BLOCK_SIZE)) == 0)
+		ret = 0;
+	else
+		ret = errno == ENOSPC ? -EX_NOSPACE : -EX_ERROR;
+out:
+	free(buf);
+	return ret;
 }
 
 static int make_target_dir(const char *dir, const struct diskdump_header *h,
@@ -711,9 +772,9 @@ static void rotate_dumps(const char *dir, unsigned int keep)
 	if (n > keep)
 		qsort(list, n, sizeof(*list), by_age);
 	for (size_t i = 0; n > keep && i < n - keep; i++) {
-		static const char *const files[] = { "vmcore", "info" };
+		static const char *const files[] = { "vmcore", "vmcore.encrypted", "info" };
 
-		for (size_t f = 0; f < 2; f++) {
+		for (size_t f = 0; f < 3; f++) {
 			snprintf(path, sizeof(path), "%s/%s/%s", dir, list[i].name, files[f]);
 			unlink(path);
 		}
@@ -734,7 +795,9 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	FILE *f;
 	int fd, ret;
 
-	if (opt.kdump) {
+	if (d->sealed) {
+		need = (d->h.data_block + d->present + 1) * DISKDUMP_BLOCK_SIZE;
+	} else if (opt.kdump) {
 		/* at worst every page raw, plus headers, bitmaps, descriptors */
 		need = (4 + d->h.note_size / DISKDUMP_BLOCK_SIZE +
 			2 * ((d->h.max_pfn / 8) / DISKDUMP_BLOCK_SIZE + 1)) * DISKDUMP_BLOCK_SIZE +
@@ -760,13 +823,17 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 		return EX_NOSPACE;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/vmcore.incomplete", target);
-	snprintf(final, sizeof(final), "%s/vmcore", target);
+	snprintf(final, sizeof(final), "%s/%s", target, d->sealed ? "vmcore.encrypted" : "vmcore");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
 		return EX_ERROR;
 	}
-	if (opt.kdump) {
+	if (d->sealed) {
+		verbose("writing %s: the encrypted partition image, %" PRIu64 " bytes\n", final,
+			need);
+		ret = -dd_save_sealed(dev, d, fd);
+	} else if (opt.kdump) {
 		verbose("writing %s: kdump-compressed (%s), at most %" PRIu64 " bytes\n", final,
 			compress_names[opt.compress], need);
 		ret = -dd_write_kdump(dev, d, fd, opt.compress, &need);
@@ -796,7 +863,9 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	}
 	fchmod(fileno(f), 0600);
 	print_summary(f, d, dev->path);
-	if (opt.kdump)
+	if (d->sealed)
+		fprintf(f, "format: encrypted partition image\n");
+	else if (opt.kdump)
 		fprintf(f, "format: kdump-compressed %s\n", compress_names[opt.compress]);
 	else
 		fprintf(f, "format: elf\n");
@@ -809,9 +878,12 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 		fprintf(stderr, "savecore: fsync %s: %s\n", target, strerror(errno));
 		return EX_ERROR;
 	}
-	info("savecore: saved %s dump (%" PRIu64 " of %" PRIu64 " pages) to %s\n",
+	info("savecore: saved %s%s dump (%" PRIu64 " of %" PRIu64 " pages) to %s\n",
 	     d->present < d->h.nr_dump_pages ? "a PARTIAL" : "a complete",
-	     d->present, (uint64_t)d->h.nr_dump_pages, final);
+	     d->sealed ? " encrypted" : "", d->present, (uint64_t)d->h.nr_dump_pages, final);
+	if (d->sealed)
+		info("savecore: decode it where the private key is: %s\n",
+		     "savecore -k -K KEY.pem FILE DIR");
 	if (opt.keep_dumps)
 		rotate_dumps(dir, opt.keep_dumps);
 	return EX_OK;
@@ -828,6 +900,7 @@ int main(int argc, char **argv)
 		{ "compress", required_argument, NULL, 'Z' },
 		{ "keep-dumps", required_argument, NULL, 'n' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "key", required_argument, NULL, 'K' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -840,7 +913,7 @@ int main(int argc, char **argv)
 	struct dd_dev dev;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "cksfm:F:Z:n:vqhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "cksfm:F:Z:n:K:vqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			opt.check_only = true;
@@ -853,6 +926,9 @@ int main(int argc, char **argv)
 			break;
 		case 'f':
 			opt.force = true;
+			break;
+		case 'K':
+			opt.keyfile = optarg;
 			break;
 		case 'm':
 			errno = 0;
@@ -915,6 +991,7 @@ int main(int argc, char **argv)
 		dir = argv[optind + 1];
 	if (dd_open(&dev, argv[optind], !opt.check_only && !opt.keep))
 		return EX_ERROR;
+	dev.keyfile = opt.keyfile;
 
 	ret = -dd_load(&dev, &d, why, sizeof(why));
 	if (ret) {

@@ -18,6 +18,17 @@
  *                           order, the first written_pages of them present
  *
  * Bit n of a bitmap is bit (n % 8) of byte (n / 8), least significant first.
+ *
+ * Encrypted dumps (cipher DISKDUMP_CIPHER_CHACHA20_POLY1305): block 0 stays
+ * in clear; every other block the kernel writes is XORed with the ChaCha20
+ * (20 rounds) keystream under the 256-bit dump key, the 16-byte initial
+ * counter and nonce being the little-endian words { 0, block number,
+ * nonce[0..3], nonce[4..7] }.  The first 32 bytes of the keystream of
+ * block 0 are a one-time Poly1305 key; mac is Poly1305 over blocks 1 ..
+ * data_block + written_pages - 1 as they are on disk, then over the header
+ * with crc and mac zero.  A header with status WRITING has no mac.  The dump
+ * key is in wrapped_key, encrypted with RSA (PKCS#1 v1.5 padding) under the
+ * public key whose DER form (PKCS#1 RSAPublicKey) has SHA-256 key_id.
  * All fields are in the byte order of the machine that wrote them; the magic
  * strings and DISKDUMP_ENDIAN_MARK let a reader tell.
  */
@@ -51,6 +62,16 @@
 #define DISKDUMP_EXCLUDE_USER		0x08	/* anonymous (user) pages */
 #define DISKDUMP_EXCLUDE_FREE		0x10	/* free pages (buddy allocator) */
 #define DISKDUMP_EXCLUDE_ALL		0x1f
+
+/* struct diskdump_header.cipher */
+#define DISKDUMP_CIPHER_NONE			0
+#define DISKDUMP_CIPHER_CHACHA20_POLY1305	1
+
+#define DISKDUMP_KEY_SIZE	32	/* the dump key: ChaCha20 */
+#define DISKDUMP_NONCE_SIZE	8
+#define DISKDUMP_MAC_SIZE	16	/* Poly1305 */
+#define DISKDUMP_KEY_ID_SIZE	32	/* SHA-256 */
+#define DISKDUMP_WRAPPED_MAX	512	/* RSA up to 4096 bits */
 
 #define DISKDUMP_UTS_LEN	65
 #define DISKDUMP_PANIC_LEN	512
@@ -117,6 +138,12 @@ struct diskdump_fmt_block {
  * @machine: utsname machine
  * @domainname: utsname domainname
  * @panic_msg: the panic message, NUL terminated
+ * @cipher: DISKDUMP_CIPHER_*; the rest is zero if DISKDUMP_CIPHER_NONE
+ * @wrapped_key_size: bytes of @wrapped_key used (the RSA modulus size)
+ * @nonce: per-partition ChaCha20 nonce
+ * @key_id: SHA-256 of the RSA public key the dump key is wrapped for
+ * @mac: Poly1305 tag of the data blocks and the header
+ * @wrapped_key: the dump key, RSA-encrypted
  */
 struct diskdump_header {
 	char	magic[DISKDUMP_MAGIC_LEN];
@@ -163,6 +190,12 @@ struct diskdump_header {
 	char	domainname[DISKDUMP_UTS_LEN];
 	char	pad1[2];
 	char	panic_msg[DISKDUMP_PANIC_LEN];
+	__u32	cipher;
+	__u32	wrapped_key_size;
+	__u8	nonce[DISKDUMP_NONCE_SIZE];
+	__u8	key_id[DISKDUMP_KEY_ID_SIZE];
+	__u8	mac[DISKDUMP_MAC_SIZE];
+	__u8	wrapped_key[DISKDUMP_WRAPPED_MAX];
 };
 
 #endif /* _UAPI_LINUX_DISKDUMP_H */
