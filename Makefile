@@ -9,7 +9,7 @@ FRAGS   := configs/qemu-guest.config
 KERNEL  := $(KOBJ)/arch/x86/boot/bzImage
 INITRD  := $(BUILD)/initramfs.cpio.gz
 
-.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series series-check bench clean
+.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series series-check bench bench-kdump clean
 
 all: kernel tools
 
@@ -57,6 +57,11 @@ series-check: kernel
 # benchmarks, not part of make check
 bench: deps
 	@bench/timers.sh
+	@bench/kdump.sh
+
+# only diskdump against kdump (BENCH_SIZES="512 2048" by default)
+bench-kdump: deps
+	@bench/kdump.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -57,7 +57,7 @@
 #include <asm/sections.h>
 
 #define DISKDUMP_MAX_RAM_RANGES	64
-#define DISKDUMP_IO_BLOCKS	32	/* blocks per rw_block call, at most */
+#define DISKDUMP_IO_BLOCKS	256	/* blocks per rw_block call, at most */
 #define DISKDUMP_KEY_DER_MAX	600	/* an RSA-4096 RSAPublicKey is 526 bytes */
 #define DISKDUMP_CMD_MAX	(2 * DISKDUMP_KEY_DER_MAX + 16)	/* longest line */
 #define DISKDUMP_MAX_TIMER_RUNS	16	/* timer callbacks per poll, at most */
@@ -1491,6 +1491,9 @@ static int diskdump_proc_show(struct seq_file *m, void *v)
 	else
 		seq_puts(m, "# encryption: none\n");
 	seq_printf(m, "# ram_pages: %lu\n", dd.nr_ram_pages);
+	/* memory held for the panic path (the dump drivers hold their own) */
+	seq_printf(m, "# buffer_bytes: %lu\n", dd.dump_map_blocks * PAGE_SIZE +
+		   (dd.io_buf ? (DISKDUMP_IO_BLOCKS + dd.note_blocks + 1) * PAGE_SIZE : 0));
 	seq_printf(m, "# dump_blocks: %lu\n", dd.nr_ram_pages ?
 		   1 + dd.note_blocks + 2 * dd.bitmap_blocks + dd.nr_ram_pages : 0);
 	seq_puts(m, "# device start_sect nr_sects\n");

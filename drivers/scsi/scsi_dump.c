@@ -33,7 +33,7 @@
 
 #include "scsi_priv.h"
 
-#define SCSI_DUMP_MAX_BLOCKS	32		/* 128 KiB per command */
+#define SCSI_DUMP_MAX_BLOCKS	256		/* 1 MiB per command */
 #define SCSI_DUMP_POLL_US	10
 #define SCSI_DUMP_TIMEOUT_US	(30 * USEC_PER_SEC)
 #define SCSI_DUMP_RETRIES	20
@@ -362,11 +362,17 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 		goto out_put;
 	sdd->sdev = sdev;
 	dev->max_blocks = scsi_dump_max_blocks(sdev);
-	sdd->order = get_order(dev->max_blocks * DISKDUMP_BLOCK_SIZE);
 	/* Keep the buffer reachable without a bounce buffer at panic time. */
 	if (dma_get_mask(shost->dma_dev) <= DMA_BIT_MASK(32))
 		gfp |= GFP_DMA32;
-	sdd->buf = (void *)__get_free_pages(gfp, sdd->order);
+	/* Large commands are faster; settle for less if memory is fragmented. */
+	for (;;) {
+		sdd->order = get_order(dev->max_blocks * DISKDUMP_BLOCK_SIZE);
+		sdd->buf = (void *)__get_free_pages(gfp | __GFP_NOWARN, sdd->order);
+		if (sdd->buf || dev->max_blocks == 1)
+			break;
+		dev->max_blocks /= 2;
+	}
 	if (!sdd->buf)
 		goto out_free;
 

@@ -1,0 +1,84 @@
+#!/bin/bash
+# diskdump against kdump on the same QEMU guest (TCG, lsi53c895a disk).
+# For each memory size (BENCH_SIZES, MiB; default "512 2048"):
+#   dd-0     diskdump, dump level 0, savecore ELF: the raw O_DIRECT write
+#            rate of the same disk (rawrate on sda2) vs diskdump's own;
+#   dd-31    diskdump, level 31, savecore -F kdump (zlib);
+#   kdump-31 kdump: crashkernel=192M, kexec -p of the same bzImage and
+#            initramfs, makedumpfile -c -d 31 in the capture kernel;
+# and, for the first size only, diskdump at levels 1 2 4 8 16.  Times are
+# taken on the host from timestamped serial lines: panic message to the
+# dump saved (savecore done in the next boot / makedumpfile done in the
+# capture kernel).  makedumpfile -d N run on the host over the dd-0 ELF
+# gives makedumpfile's page counts per level for the same kind of memory.
+# Writes build/bench/kdump.md (copied into bench/RESULTS.md by hand) and
+# build/bench/kdump.png.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+sizes=${BENCH_SIZES:-512 2048}
+crashkernel=${BENCH_CRASHKERNEL:-192M}
+out=$top/build/bench/kdump
+mkdir -p "$out"
+[ -n "${BENCH_REPORT_ONLY:-}" ] || make -s kernel initramfs tools
+command -v gnuplot >/dev/null || apt-get install -y -q gnuplot-nox >/dev/null 2>&1 || true
+[ -n "${BENCH_REPORT_ONLY:-}" ] || bench/mk-initramfs.sh build/initramfs.cpio.gz "$out/initrd.gz"
+KERNEL=build/obj/arch/x86/boot/bzImage
+QEMU_TIMEOUT=${QEMU_TIMEOUT:-900}
+
+# run NAME MEM APPEND: one boot-crash-save cycle, serial log with host times.
+run() {
+	local name=$1 mem=$2 append=$3 w=$out/$1
+	# BENCH_ONLY=NAME: just that run (to try one), and no report;
+	# BENCH_REPORT_ONLY=1: no runs, the report of the last ones
+	[ -z "${BENCH_REPORT_ONLY:-}" ] || return 0
+	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$name" ] || return 0
+	rm -rf "$w" && mkdir -p "$w"
+	truncate -s $((mem + 512))M "$w/dump.img"
+	printf 'start=2048, size=%d, type=83\nstart=%d, size=%d, type=83\n' \
+		$(((mem + 96) * 2048)) $(((mem + 96) * 2048 + 2048)) $((256 * 2048)) |
+		sfdisk -q "$w/dump.img" >/dev/null
+	truncate -s $((mem * 2 + 1024))M "$w/out.img"
+	mkfs.ext4 -q -F "$w/out.img"
+	debugfs -w -R "write $top/$KERNEL bzImage" "$w/out.img" >/dev/null 2>&1
+	debugfs -w -R "write $out/initrd.gz initrd.gz" "$w/out.img" >/dev/null 2>&1
+	echo "bench: $name (${mem} MiB)" >&2
+	timeout -k 5 "$QEMU_TIMEOUT" bench/serial-ts.py "$w/serial.log" qemu-system-x86_64 \
+		-accel tcg -m "${mem}M" -smp 1 -nodefaults -no-user-config -display none \
+		-serial stdio -monitor none -kernel "$KERNEL" -initrd "$out/initrd.gz" \
+		-append "console=ttyS0 panic=1 oops=panic loglevel=6 nokaslr ddmib=64 $append" \
+		-drive "file=$w/out.img,if=virtio,format=raw" \
+		-device lsi53c895a,id=scsi0 -drive "file=$w/dump.img,if=none,format=raw,id=dd0" \
+		-device scsi-hd,drive=dd0,bus=scsi0.0 >/dev/null ||
+		{ tail -30 "$w/serial.log" >&2; echo "bench: $name failed" >&2; return 1; }
+	rm -rf "$w/files" && mkdir -p "$w/files"
+	debugfs -R "rdump / $w/files" "$w/out.img" >/dev/null 2>&1
+	rm -f "$w/out.img"
+}
+
+for mem in $sizes; do
+	run "dd-0-$mem" "$mem" "ddtest=bench-dd ddlevel=0 ddsave=elf"
+	run "dd-31-$mem" "$mem" "ddtest=bench-dd ddlevel=31 ddsave=kdump"
+	run "kdump-31-$mem" "$mem" "ddtest=bench-kdump crashkernel=$crashkernel"
+done
+first=${sizes%% *}
+for level in 1 2 4 8 16; do
+	run "dd-$level-$first" "$first" "ddtest=bench-dd ddlevel=$level ddsave=kdump"
+done
+[ -z "${BENCH_ONLY:-}" ] || exit 0
+# makedumpfile's selection at each level, over diskdump's full ELF dump
+for level in 0 1 2 4 8 16 31; do
+	elf=$(find "$out/dd-0-$first/files/crash" -name vmcore | head -n1)
+	rm -f "$out/mdf-$level.out"
+	makedumpfile -c -d "$level" --message-level 20 "$elf" "$out/mdf-$level.out" \
+		>"$out/mdf-$level.txt" 2>&1 || { cat "$out/mdf-$level.txt" >&2; exit 1; }
+done
+python3 bench/kdump-report.py "$out" "$sizes" "$crashkernel" | tee "$top/build/bench/kdump.md"
+if command -v gnuplot >/dev/null; then
+	gnuplot -e "set terminal png size 800,500; set output '$top/build/bench/kdump.png'" \
+		-e "set title 'panic to dump saved, QEMU TCG'; set xlabel 'guest memory (MiB)'; set ylabel 'seconds'; set key left top; set grid" \
+		-e "plot '$out/plot.dat' using 1:2 with linespoints title 'diskdump, level 0, ELF', '' using 1:3 with linespoints title 'diskdump, level 31, kdump zlib', '' using 1:4 with linespoints title 'kdump + makedumpfile -c -d 31'"
+	echo "bench: plot in build/bench/kdump.png" >&2
+else
+	echo "bench: no gnuplot, no plot (apt-get install gnuplot-nox)" >&2
+fi
