@@ -56,22 +56,9 @@ static int chacha_xor(EVP_CIPHER_CTX *ctx, const uint8_t key[DISKDUMP_KEY_SIZE],
 	return 0;
 }
 
-int dd_chacha_blocks(const uint8_t key[DISKDUMP_KEY_SIZE],
-		     const uint8_t nonce[DISKDUMP_NONCE_SIZE], uint64_t block,
-		     void *buf, uint64_t n)
-{
-	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
-	int ret = ctx ? 0 : -1;
-
-	for (uint64_t i = 0; i < n && !ret; i++)
-		ret = chacha_xor(ctx, key, nonce, block + i,
-				 (uint8_t *)buf + i * DISKDUMP_BLOCK_SIZE, DISKDUMP_BLOCK_SIZE);
-	EVP_CIPHER_CTX_free(ctx);
-	return ret;
-}
-
-int dd_dump_mac(struct dd_dev *dev, const struct diskdump_header *h,
-		const uint8_t key[DISKDUMP_KEY_SIZE], uint8_t mac[DISKDUMP_MAC_SIZE])
+/* The MAC of the dump as it is on @dev (see include/uapi/linux/diskdump.h). */
+static int dump_mac(struct dd_dev *dev, const struct diskdump_header *h,
+		    const uint8_t key[DISKDUMP_KEY_SIZE], uint8_t mac[DISKDUMP_MAC_SIZE])
 {
 	uint64_t end = h->data_block + h->written_pages;
 	struct diskdump_header copy = *h;
@@ -242,7 +229,7 @@ int dd_unseal(struct dd_dev *dev, const struct diskdump_header *h, bool unverifi
 		}
 		fprintf(stderr, "savecore: %s: decoding an UNVERIFIED encrypted dump (-f)\n",
 			dev->path);
-	} else if (dd_dump_mac(dev, h, c->key, mac) ||
+	} else if (dump_mac(dev, h, c->key, mac) ||
 		   CRYPTO_memcmp(mac, h->mac, sizeof(mac))) {
 		snprintf(why, whylen,
 			 "integrity check failed: the encrypted dump was altered or damaged; nothing decoded");

@@ -86,11 +86,6 @@ _Static_assert(sizeof(struct kdump_disk_header) == 464, "disk_dump_header layout
 _Static_assert(sizeof(struct kdump_sub_header) == 104, "kdump_sub_header layout");
 _Static_assert(sizeof(struct kdump_page_desc) == 24, "page_desc layout");
 
-static int put(int fd, const void *buf, size_t len, uint64_t off)
-{
-	return dd_write_full(fd, buf, len, off);
-}
-
 /* File offset and length of the VMCOREINFO text inside the notes. */
 static void find_vmcoreinfo(const struct dd_dump *d, uint64_t *off, uint64_t *len)
 {
@@ -221,7 +216,7 @@ static int write_headers(const struct dd_dump *d, int fd, enum dd_compress how,
 	sub->max_mapnr_64 = d->h.max_pfn;
 	memcpy(blk + sub->offset_note, d->notes, d->h.note_size);
 
-	ret = put(fd, blk, (1 + (size_t)sub_blocks) * DISKDUMP_BLOCK_SIZE, 0);
+	ret = dd_write_full(fd, blk, (1 + (size_t)sub_blocks) * DISKDUMP_BLOCK_SIZE, 0);
 	free(blk);
 	return ret;
 }
@@ -246,9 +241,9 @@ static int write_bitmaps(const struct dd_dump *d, int fd, uint64_t off,
 		}
 	}
 	*nr_pages = rank;
-	ret = put(fd, d->ram_map, (d->h.max_pfn + 7) / 8, off);
+	ret = dd_write_full(fd, d->ram_map, (d->h.max_pfn + 7) / 8, off);
 	if (!ret)
-		ret = put(fd, present, map_bytes, off + map_bytes);
+		ret = dd_write_full(fd, present, map_bytes, off + map_bytes);
 	free(present);
 	return ret;
 }
@@ -327,8 +322,8 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 	pk.lzo_work = malloc(LZO1X_1_MEM_COMPRESS);
 	zero = calloc(1, DISKDUMP_BLOCK_SIZE);
 	pd = malloc(KDUMP_CHUNK * sizeof(*pd));
-	ret = in && out && zero && pd && pk.lzo_work ? put(fd, zero, DISKDUMP_BLOCK_SIZE, zero_off)
-						   : -EX_ERROR;
+	ret = in && out && zero && pd && pk.lzo_work ?
+	      dd_write_full(fd, zero, DISKDUMP_BLOCK_SIZE, zero_off) : -EX_ERROR;
 	while (!ret && done < nr_pages) {
 		unsigned int n = nr_pages - done < KDUMP_CHUNK ? (unsigned int)(nr_pages - done)
 							       : KDUMP_CHUNK;
@@ -342,9 +337,9 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 			break;
 		}
 		pack_pages(&pk, in, n, zero_off, pd, out, &len, &data);
-		ret = put(fd, out, len, at);
+		ret = dd_write_full(fd, out, len, at);
 		if (!ret)
-			ret = put(fd, pd, n * sizeof(*pd), desc_off + done * sizeof(*pd));
+			ret = dd_write_full(fd, pd, n * sizeof(*pd), desc_off + done * sizeof(*pd));
 		done += n;
 		dd_progress(done, nr_pages);
 	}

@@ -650,14 +650,19 @@ static void print_summary(FILE *f, const struct dd_dump *d, const char *dev)
  * where an unfinished dump stopped), sparse to the partition's size, so
  * that savecore -K reads the file as it would the partition.
  */
-int dd_save_sealed(struct dd_dev *dev, const struct dd_dump *d, int fd)
+static uint64_t sealed_blocks(const struct dd_dump *d)
 {
-	uint64_t end = d->h.data_block + d->present + 1, done = 0;
+	uint64_t end = d->h.data_block + d->present + 1;
+
+	return end < d->h.partition_blocks ? end : d->h.partition_blocks;
+}
+
+static int save_sealed(struct dd_dev *dev, const struct dd_dump *d, int fd)
+{
+	uint64_t end = sealed_blocks(d), done = 0;
 	char *buf = malloc((size_t)COPY_CHUNK * DISKDUMP_BLOCK_SIZE);
 	int ret = -EX_ERROR;
 
-	if (end > d->h.partition_blocks)
-		end = d->h.partition_blocks;
 	if (!buf)
 		return ret;
 	while (done < end) {
@@ -796,7 +801,7 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	int fd, ret;
 
 	if (d->sealed) {
-		need = (d->h.data_block + d->present + 1) * DISKDUMP_BLOCK_SIZE;
+		need = sealed_blocks(d) * DISKDUMP_BLOCK_SIZE;
 	} else if (opt.kdump) {
 		/* at worst every page raw, plus headers, bitmaps, descriptors */
 		need = (4 + d->h.note_size / DISKDUMP_BLOCK_SIZE +
@@ -832,7 +837,7 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	if (d->sealed) {
 		verbose("writing %s: the encrypted partition image, %" PRIu64 " bytes\n", final,
 			need);
-		ret = -dd_save_sealed(dev, d, fd);
+		ret = -save_sealed(dev, d, fd);
 	} else if (opt.kdump) {
 		verbose("writing %s: kdump-compressed (%s), at most %" PRIu64 " bytes\n", final,
 			compress_names[opt.compress], need);

@@ -47,13 +47,7 @@ void dd_progress(uint64_t done, uint64_t total);
 /* crypt.c: encrypted dumps */
 int dd_unseal(struct dd_dev *dev, const struct diskdump_header *h, bool unverified,
 	      char *why, size_t whylen);
-int dd_chacha_blocks(const uint8_t key[DISKDUMP_KEY_SIZE],
-		     const uint8_t nonce[DISKDUMP_NONCE_SIZE], uint64_t block,
-		     void *buf, uint64_t n);
-int dd_dump_mac(struct dd_dev *dev, const struct diskdump_header *h,
-		const uint8_t key[DISKDUMP_KEY_SIZE], uint8_t mac[DISKDUMP_MAC_SIZE]);
 void dd_key_id_hex(const uint8_t id[DISKDUMP_KEY_ID_SIZE],
 		   char out[2 * DISKDUMP_KEY_ID_SIZE + 1]);
-int dd_save_sealed(struct dd_dev *dev, const struct dd_dump *d, int fd);
 
 #endif
