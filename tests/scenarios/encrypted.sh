@@ -53,13 +53,18 @@ print('clear: %d pattern pages listed, %d of %d blocks look like one' % (len(pfn
 sys.exit(1 if hits or len(pfns) < 1000 else 0)
 PY
 note "$(cat "$WORK/clear.txt")"
+# refused NAME KEY FILE RC MESSAGE: savecore -K KEY on FILE exits RC, says
+# MESSAGE, and writes nothing.
+refused() {
+	local rc=0
+	mkdir -p "$WORK/$1"
+	tools/savecore/savecore -q -k -K "$2" "$3" "$WORK/$1" 2>"$WORK/$1.txt" || rc=$?
+	[ $rc = "$4" ] || fail "$1: savecore exited $rc, wanted $4"
+	grep -q "$5" "$WORK/$1.txt" || { cat "$WORK/$1.txt"; fail "$1: no '$5' message"; }
+	[ -z "$(find "$WORK/$1" -type f)" ] || fail "$1: savecore wrote files"
+}
 # a wrong key: refused, nothing written
-mkdir -p "$WORK/wrong"
-rc=0
-tools/savecore/savecore -q -k -K "$WORK/other.pem" "$enc" "$WORK/wrong" 2>"$WORK/wrong.txt" || rc=$?
-[ $rc = 1 ] || fail "savecore with the wrong key exited $rc, wanted 1"
-grep -q "wrong key" "$WORK/wrong.txt" || { cat "$WORK/wrong.txt"; fail "no 'wrong key' message"; }
-[ -z "$(find "$WORK/wrong" -type f)" ] || fail "savecore wrote files with the wrong key"
+refused wrong "$WORK/other.pem" "$enc" 1 "wrong key"
 # one byte altered in the middle of the pages: refused, nothing written
 cp "$enc" "$WORK/tampered"
 size=$(stat -c %s "$WORK/tampered")
@@ -68,12 +73,7 @@ off=$(( (data_block + 3000) * 4096 + 123 ))
 printf '\xff' | dd of="$WORK/tampered" bs=1 seek="$off" conv=notrunc status=none
 [ "$(stat -c %s "$WORK/tampered")" = "$size" ] || fail "tampering changed the size"
 cmp -s "$enc" "$WORK/tampered" && fail "the tampered copy is identical"
-mkdir -p "$WORK/tamper"
-rc=0
-tools/savecore/savecore -q -k -K "$WORK/key.pem" "$WORK/tampered" "$WORK/tamper" 2>"$WORK/tamper.txt" || rc=$?
-[ $rc = 4 ] || fail "savecore on an altered dump exited $rc, wanted 4"
-grep -q "integrity check failed" "$WORK/tamper.txt" || { cat "$WORK/tamper.txt"; fail "no integrity message"; }
-[ -z "$(find "$WORK/tamper" -type f)" ] || fail "savecore decoded an altered dump"
+refused tamper "$WORK/key.pem" "$WORK/tampered" 4 "integrity check failed"
 # the right key: decoded, and the pattern is there, byte for byte
 tools/savecore/savecore -q -k -K "$WORK/key.pem" "$enc" "$WORK/out/crash/decoded" ||
 	fail "savecore -K could not decode the dump"

@@ -29,6 +29,7 @@
  * with crc and mac zero.  A header with status WRITING has no mac.  The dump
  * key is in wrapped_key, encrypted with RSA (PKCS#1 v1.5 padding) under the
  * public key whose DER form (PKCS#1 RSAPublicKey) has SHA-256 key_id.
+ *
  * All fields are in the byte order of the machine that wrote them; the magic
  * strings and DISKDUMP_ENDIAN_MARK let a reader tell.
  */
