@@ -339,8 +339,8 @@ def p_scsi():
 	help
 	  Let diskdump write crash dumps to SCSI disks, by polling host
 	  adapters whose drivers provide the dump hooks of the SCSI host
-	  template (sym53c8xx_2, aic7xxx, aic79xx).  It is part of the SCSI
-	  mid layer module.
+	  template (sym53c8xx_2, aic7xxx, aic79xx, and libata hosts with
+	  ATA_DUMP).  It is part of the SCSI mid layer module.
 
 	  If you use diskdump with SCSI disks, say Y.
 
@@ -446,8 +446,13 @@ M:	diskdump developers <diskdump@lists.example.org>
 L:	linux-kernel@vger.kernel.org
 S:	Maintained
 F:	Documentation/diskdump.txt
+F:	drivers/ata/libata-dump.c
 F:	drivers/block/diskdump.c
 F:	drivers/block/diskdump_test.c
+F:	drivers/nvme/host/pci-dump.c
+F:	drivers/nvme/host/pci-dump.h
+F:	drivers/scsi/aic7xxx/aic79xx_dump.c
+F:	drivers/scsi/aic7xxx/aic7xxx_dump.c
 F:	drivers/scsi/scsi_dump.c
 F:	include/linux/diskdump.h
 F:	include/scsi/scsi_dump.h
@@ -460,6 +465,462 @@ DISKQUOTA
 patch('0005-maintainers-diskdump.patch',
       'MAINTAINERS: add an entry for diskdump',
       '''
-diskdump, its SCSI shim, the on-disk format header, its documentation and
-the user-space tools in tools/diskdump.
+diskdump, its SCSI shim, the dump code of libata, nvme-pci, aic7xxx and
+aic79xx, the on-disk format header, its documentation and the user-space
+tools in tools/diskdump.
 ''', ['MAINTAINERS'], p_maintainers)
+
+def p_libata():
+    edit('include/linux/libata.h', '''	int			em_message_type;
+	void			*private_data;
+
+#ifdef CONFIG_ATA_ACPI
+	struct ata_acpi_gtm	__acpi_init_gtm; /* use ata_acpi_init_gtm() */
+#endif
+};
+''', '''	int			em_message_type;
+	void			*private_data;
+
+#ifdef CONFIG_ATA_DUMP
+	/* how diskdump polls the port: its interrupt handler */
+	struct {
+		irq_handler_t	handler;
+		void		*dev_id;
+		int		irq;
+	} dump_irq;
+#endif
+
+#ifdef CONFIG_ATA_ACPI
+	struct ata_acpi_gtm	__acpi_init_gtm; /* use ata_acpi_init_gtm() */
+#endif
+};
+''')
+    edit('include/linux/libata.h', '''#define __ATA_BASE_SHT(drv_name)				\\
+	.module			= THIS_MODULE,			\\
+	.name			= drv_name,			\\
+	.ioctl			= ata_scsi_ioctl,		\\
+	ATA_SCSI_COMPAT_IOCTL					\\
+''', '''#ifdef CONFIG_ATA_DUMP
+extern int ata_scsi_dump_sanity_check(struct scsi_device *sdev);
+extern int ata_scsi_dump_quiesce(struct scsi_device *sdev);
+extern void ata_scsi_dump_poll(struct scsi_device *sdev);
+
+/* Remember the interrupt handler of @ap, which diskdump polls at panic. */
+static inline void ata_port_set_dump_irq(struct ata_port *ap, int irq,
+					 irq_handler_t handler, void *dev_id)
+{
+	ap->dump_irq.irq = irq;
+	ap->dump_irq.handler = handler;
+	ap->dump_irq.dev_id = dev_id;
+}
+
+#define ATA_DUMP_SHT						\\
+	.dump_sanity_check	= ata_scsi_dump_sanity_check,	\\
+	.dump_quiesce		= ata_scsi_dump_quiesce,	\\
+	.dump_poll		= ata_scsi_dump_poll,
+#else
+static inline void ata_port_set_dump_irq(struct ata_port *ap, int irq,
+					 irq_handler_t handler, void *dev_id)
+{
+}
+
+#define ATA_DUMP_SHT /* empty */
+#endif
+
+#define __ATA_BASE_SHT(drv_name)				\\
+	.module			= THIS_MODULE,			\\
+	.name			= drv_name,			\\
+	.ioctl			= ata_scsi_ioctl,		\\
+	ATA_SCSI_COMPAT_IOCTL					\\
+	ATA_DUMP_SHT						\\
+''')
+    edit('drivers/ata/libata-core.c', '#include <linux/libata.h>\n',
+         '#include <linux/libata.h>\n#include <linux/diskdump.h>\n')
+    edit('drivers/ata/libata-core.c', '''	/* Non-internal qc has failed.  Fill the result TF and summon EH. */
+	if (unlikely(qc->flags & ATA_QCFLAG_EH)) {
+		fill_result_tf(qc);
+		trace_ata_qc_complete_failed(qc);
+		ata_qc_schedule_eh(qc);
+		return;
+	}
+''', '''	/* Non-internal qc has failed.  Fill the result TF and summon EH. */
+	if (unlikely(qc->flags & ATA_QCFLAG_EH)) {
+		fill_result_tf(qc);
+		trace_ata_qc_complete_failed(qc);
+		/*
+		 * No EH after a panic: diskdump's command fails with the
+		 * sense made from the result TF.
+		 */
+		if (crashdump_mode()) {
+			__ata_qc_complete(qc);
+			return;
+		}
+		ata_qc_schedule_eh(qc);
+		return;
+	}
+''')
+    edit('drivers/ata/libata-core.c', '''	for (i = 0; i < host->n_ports; i++)
+		ata_port_desc_misc(host->ports[i], irq);
+
+	rc = ata_host_register(host, sht);
+''', '''	for (i = 0; i < host->n_ports; i++) {
+		ata_port_desc_misc(host->ports[i], irq);
+		ata_port_set_dump_irq(host->ports[i], irq, irq_handler, host);
+	}
+
+	rc = ata_host_register(host, sht);
+''')
+    edit('drivers/ata/libata-eh.c', '#include <linux/libata.h>\n',
+         '#include <linux/libata.h>\n#include <linux/diskdump.h>\n')
+    edit('drivers/ata/libata-eh.c', '''void ata_port_schedule_eh(struct ata_port *ap)
+{
+	/* see: ata_std_sched_eh, unless you know better */
+''', '''void ata_port_schedule_eh(struct ata_port *ap)
+{
+	/* The EH thread never runs again after a panic. */
+	if (crashdump_mode())
+		return;
+	/* see: ata_std_sched_eh, unless you know better */
+''')
+    edit('drivers/ata/libata-sff.c', '''		for (i = 0; i < 2; i++) {
+			if (ata_port_is_dummy(host->ports[i]))
+				continue;
+			ata_port_desc_misc(host->ports[i], pdev->irq);
+		}
+''', '''		for (i = 0; i < 2; i++) {
+			if (ata_port_is_dummy(host->ports[i]))
+				continue;
+			ata_port_desc_misc(host->ports[i], pdev->irq);
+			ata_port_set_dump_irq(host->ports[i], pdev->irq,
+					      irq_handler, host);
+		}
+''')
+    edit('drivers/ata/libata-sff.c', '''			ata_port_desc_misc(host->ports[0],
+					   ATA_PRIMARY_IRQ(pdev));
+''', '''			ata_port_desc_misc(host->ports[0],
+					   ATA_PRIMARY_IRQ(pdev));
+			ata_port_set_dump_irq(host->ports[0],
+					      ATA_PRIMARY_IRQ(pdev),
+					      irq_handler, host);
+''')
+    edit('drivers/ata/libata-sff.c', '''			ata_port_desc_misc(host->ports[1],
+					   ATA_SECONDARY_IRQ(pdev));
+''', '''			ata_port_desc_misc(host->ports[1],
+					   ATA_SECONDARY_IRQ(pdev));
+			ata_port_set_dump_irq(host->ports[1],
+					      ATA_SECONDARY_IRQ(pdev),
+					      irq_handler, host);
+''')
+    edit('drivers/ata/libahci.c', '''		if (rc)
+			goto free_irqs;
+		ata_port_desc_misc(host->ports[i], irq);
+''', '''		if (rc)
+			goto free_irqs;
+		ata_port_desc_misc(host->ports[i], irq);
+		ata_port_set_dump_irq(host->ports[i], irq,
+				      ahci_multi_irqs_intr_hard, host->ports[i]);
+''')
+    edit('drivers/ata/Kconfig', '''config ATA_ACPI
+	bool "ATA ACPI Support"
+''', '''config ATA_DUMP
+	bool "ATA disks as diskdump devices"
+	depends on SCSI_DUMP
+	default y
+	help
+	  Let diskdump write crash dumps to disks behind libata hosts
+	  (AHCI, ata_piix and the other drivers that request their
+	  interrupt through libata), by calling the port's interrupt
+	  handler from diskdump's poll loop.  The disk must use DMA.
+
+	  If you use diskdump with SATA or IDE disks, say Y.
+
+config ATA_ACPI
+	bool "ATA ACPI Support"
+''')
+    edit('drivers/ata/Makefile', '''libata-$(CONFIG_ATA_ACPI)	+= libata-acpi.o
+''', '''libata-$(CONFIG_ATA_ACPI)	+= libata-acpi.o
+libata-$(CONFIG_ATA_DUMP)	+= libata-dump.o
+''')
+
+patch('0006-libata-dump-hooks.patch',
+      'ata: libata: crash dump hooks for every libata host',
+      '''
+libata disks are SCSI disks, so diskdump reaches them through scsi_dump.
+Give every libata host template (ATA_BASE_SHT) the SCSI dump hooks:
+sanity check refuses a port whose lock is held or that error handling
+owns, quiesce waits, with a bound, for the commands in flight to finish,
+and poll calls the port's interrupt handler, which libata now records
+when it requests the interrupt (ata_host_activate(),
+ata_pci_sff_activate_host(), AHCI's per-port MSI vectors).
+
+In crashdump mode a failed command completes with its error instead of
+summoning EH, and EH is never scheduled: the EH thread does not run
+again after the panic, and the dump command has no block layer request
+to abort.
+''', ['include/linux/libata.h', 'drivers/ata/libata-core.c', 'drivers/ata/libata-eh.c',
+      'drivers/ata/libata-sff.c', 'drivers/ata/libahci.c', 'drivers/ata/Kconfig',
+      'drivers/ata/Makefile'], p_libata)
+def p_nvme():
+    edit('drivers/nvme/host/pci.c', '''#include "trace.h"
+#include "nvme.h"
+''', '''#include "trace.h"
+#include "nvme.h"
+#include "pci-dump.h"
+''')
+    edit('drivers/nvme/host/pci.c', '''	unsigned int nr_allocated_queues;
+	unsigned int nr_write_queues;
+	unsigned int nr_poll_queues;
+};
+''', '''	unsigned int nr_allocated_queues;
+	unsigned int nr_write_queues;
+	unsigned int nr_poll_queues;
+	unsigned int dump_qid;		/* set aside for crash dumps, or 0 */
+};
+''')
+    edit('drivers/nvme/host/pci.c', '''	if (dev->ctrl.quirks & NVME_QUIRK_SHARED_TAGS)
+		return 1;
+	return num_possible_cpus() + dev->nr_write_queues + dev->nr_poll_queues;
+}
+''', '''	if (dev->ctrl.quirks & NVME_QUIRK_SHARED_TAGS)
+		return 1;
+	return num_possible_cpus() + dev->nr_write_queues + dev->nr_poll_queues +
+	       NVME_DUMP_QUEUES;
+}
+
+/*
+ * Keep the last I/O queue the controller granted for crash dumps
+ * (pci-dump.c), if there are at least two.  Returns how many are left for
+ * the block layer.
+ */
+static unsigned int nvme_reserve_dump_queue(struct nvme_dev *dev,
+					    unsigned int nr_io_queues)
+{
+	dev->dump_qid = 0;
+	if (!NVME_DUMP_QUEUES || nr_io_queues < 2)
+		return nr_io_queues;
+	dev->dump_qid = nr_io_queues;
+	return nr_io_queues - 1;
+}
+''')
+    edit('drivers/nvme/host/pci.c', '''	adminq->q_db = dev->dbs;
+''', '''	adminq->q_db = dev->dbs;
+	nr_io_queues = nvme_reserve_dump_queue(dev, nr_io_queues);
+''')
+    edit('drivers/nvme/host/pci.c', '''	bool dead;
+
+	mutex_lock(&dev->shutdown_lock);
+	dead = nvme_pci_ctrl_is_dead(dev);
+''', '''	bool dead;
+
+	mutex_lock(&dev->shutdown_lock);
+	nvme_dump_ctrl_disabled(&dev->ctrl);
+	dead = nvme_pci_ctrl_is_dead(dev);
+''')
+    edit('drivers/nvme/host/pci.c', '''	nvme_start_ctrl(&dev->ctrl);
+	return;
+
+ out_unlock:
+''', '''	nvme_start_ctrl(&dev->ctrl);
+	nvme_dump_ctrl_live(&dev->ctrl);
+	return;
+
+ out_unlock:
+''')
+    edit('drivers/nvme/host/pci.c', '''	.supports_pci_p2pdma	= nvme_pci_supports_pci_p2pdma,
+};
+''', '''	.supports_pci_p2pdma	= nvme_pci_supports_pci_p2pdma,
+};
+
+#ifdef CONFIG_NVME_DUMP
+/**
+ * nvme_pci_dump_queue - where the crash dump queue pair of @ctrl lives
+ * @ctrl: an NVMe controller
+ * @q: filled in
+ *
+ * Return: 0, -ENODEV if @ctrl is not a PCIe controller, -ENOSPC if it
+ * granted too few queues to set one aside.
+ */
+int nvme_pci_dump_queue(struct nvme_ctrl *ctrl, struct nvme_dump_queue *q)
+{
+	struct nvme_dev *dev;
+
+	if (ctrl->ops != &nvme_pci_ctrl_ops)
+		return -ENODEV;
+	dev = to_nvme_dev(ctrl);
+	if (!dev->dump_qid)
+		return -ENOSPC;
+	q->dma_dev = dev->dev;
+	q->bar = dev->bar;
+	q->qid = dev->dump_qid;
+	q->sq_db = &dev->dbs[sq_idx(q->qid, dev->db_stride)];
+	q->cq_db = &dev->dbs[cq_idx(q->qid, dev->db_stride)];
+	q->shadow_sq = NULL;
+	q->shadow_cq = NULL;
+	if (dev->dbbuf_dbs) {
+		q->shadow_sq = &dev->dbbuf_dbs[sq_idx(q->qid, dev->db_stride)];
+		q->shadow_cq = &dev->dbbuf_dbs[cq_idx(q->qid, dev->db_stride)];
+	}
+	return 0;
+}
+#endif
+''')
+    edit('drivers/nvme/host/pci.c', '''	BUILD_BUG_ON(nvme_pci_npages_prp() > NVME_MAX_NR_ALLOCATIONS);
+
+	return pci_register_driver(&nvme_driver);
+}
+
+static void __exit nvme_exit(void)
+{
+	pci_unregister_driver(&nvme_driver);
+''', '''	BUILD_BUG_ON(nvme_pci_npages_prp() > NVME_MAX_NR_ALLOCATIONS);
+
+	ret = nvme_dump_init();
+	if (ret)
+		return ret;
+	ret = pci_register_driver(&nvme_driver);
+	if (ret)
+		nvme_dump_exit();
+	return ret;
+}
+
+static void __exit nvme_exit(void)
+{
+	nvme_dump_exit();
+	pci_unregister_driver(&nvme_driver);
+''')
+    edit('drivers/nvme/host/pci.c', '''static int __init nvme_init(void)
+{
+	BUILD_BUG_ON''', '''static int __init nvme_init(void)
+{
+	int ret;
+
+	BUILD_BUG_ON''')
+    edit('drivers/nvme/host/core.c', '''	.report_zones	= nvme_report_zones,
+	.pr_ops		= &nvme_pr_ops,
+};
+''', '''	.report_zones	= nvme_report_zones,
+	.pr_ops		= &nvme_pr_ops,
+};
+/* for the crash dump code in nvme-pci, which must recognise our disks */
+EXPORT_SYMBOL_GPL(nvme_bdev_ops);
+''')
+    edit('drivers/nvme/host/Kconfig', '''config NVME_MULTIPATH
+''', '''config NVME_DUMP
+	bool "NVMe namespaces as diskdump devices"
+	depends on BLK_DEV_NVME && DISKDUMP
+	default y
+	help
+	  Let diskdump write crash dumps to NVMe namespaces of PCIe
+	  controllers.  The driver asks the controller for one I/O queue
+	  more than it uses and keeps it for dumps: at panic the dump is
+	  written through that queue pair by polling, whatever the other
+	  queues had in flight.  Namespaces behind a native multipath
+	  node cannot be dump devices.
+
+	  If you use diskdump with NVMe disks, say Y.
+
+config NVME_MULTIPATH
+''')
+    edit('drivers/nvme/host/Makefile', '''nvme-y					+= pci.o
+''', '''nvme-y					+= pci.o
+nvme-$(CONFIG_NVME_DUMP)		+= pci-dump.o
+''')
+
+patch('0007-nvme-dump-queue.patch',
+      'nvme-pci: a queue pair set aside for crash dumps',
+      '''
+Let diskdump write crash dumps to NVMe namespaces.  The PCI driver asks
+the controller for one I/O queue more than it uses and keeps the last
+granted queue identifier free.  When a dump partition on the controller
+is configured, pci-dump.c creates that queue pair, without an interrupt,
+with a data buffer and a PRP list of its own; at panic the dump is
+written through it by polling its completion queue, so whatever the
+block layer had in flight on the other queues does not matter.  Shadow
+doorbells are written when the controller uses them.
+
+A controller reset deletes every queue: nvme_dev_disable() marks the
+dump queue gone, and the reset work creates it again once the
+controller is live.
+
+nvme_bdev_ops is exported so that the dump code recognises the
+namespaces' disks when nvme and nvme-core are modules.
+''', ['drivers/nvme/host/pci.c', 'drivers/nvme/host/core.c', 'drivers/nvme/host/Kconfig',
+      'drivers/nvme/host/Makefile'], p_nvme)
+def p_aic7xxx():
+    edit('drivers/scsi/aic7xxx/aic7xxx_osm.h', '''irqreturn_t
+	ahc_linux_isr(int irq, void *dev_id);
+''', '''irqreturn_t
+	ahc_linux_isr(int irq, void *dev_id);
+#ifdef CONFIG_SCSI_DUMP
+int	ahc_linux_dump_sanity_check(struct scsi_device *sdev);
+int	ahc_linux_dump_quiesce(struct scsi_device *sdev);
+void	ahc_linux_dump_poll(struct scsi_device *sdev);
+#endif
+''')
+    edit('drivers/scsi/aic7xxx/aic7xxx_osm.c', '''	.eh_bus_reset_handler	= ahc_linux_bus_reset,
+''', '''	.eh_bus_reset_handler	= ahc_linux_bus_reset,
+#ifdef CONFIG_SCSI_DUMP
+	.dump_sanity_check	= ahc_linux_dump_sanity_check,
+	.dump_quiesce		= ahc_linux_dump_quiesce,
+	.dump_poll		= ahc_linux_dump_poll,
+#endif
+''')
+    edit('drivers/scsi/aic7xxx/Makefile', '''aic7xxx-$(CONFIG_PCI)				+= aic7xxx_osm_pci.o
+''', '''aic7xxx-$(CONFIG_PCI)				+= aic7xxx_osm_pci.o
+aic7xxx-$(CONFIG_SCSI_DUMP)			+= aic7xxx_dump.o
+''')
+
+patch('0008-aic7xxx-dump-hooks.patch',
+      'scsi: aic7xxx: crash dump hooks',
+      '''
+Let diskdump write crash dumps through aic7xxx hosts.  Sanity check
+refuses the host when the driver lock is held, the controller queue is
+frozen for recovery or the card reads all ones; quiesce resets the bus
+as the eh bus reset handler does, which completes every SCB in flight;
+poll runs the interrupt handler.
+
+Compile-tested only: QEMU has no model of these controllers.
+''', ['drivers/scsi/aic7xxx/aic7xxx_osm.h', 'drivers/scsi/aic7xxx/aic7xxx_osm.c',
+      'drivers/scsi/aic7xxx/Makefile'], p_aic7xxx)
+
+def p_aic79xx():
+    edit('drivers/scsi/aic7xxx/aic79xx_osm.h', '''irqreturn_t
+	ahd_linux_isr(int irq, void *dev_id);
+''', '''irqreturn_t
+	ahd_linux_isr(int irq, void *dev_id);
+#ifdef CONFIG_SCSI_DUMP
+int	ahd_linux_dump_sanity_check(struct scsi_device *sdev);
+int	ahd_linux_dump_quiesce(struct scsi_device *sdev);
+void	ahd_linux_dump_poll(struct scsi_device *sdev);
+#endif
+''')
+    edit('drivers/scsi/aic7xxx/aic79xx_osm.c', '''	.eh_bus_reset_handler	= ahd_linux_bus_reset,
+''', '''	.eh_bus_reset_handler	= ahd_linux_bus_reset,
+#ifdef CONFIG_SCSI_DUMP
+	.dump_sanity_check	= ahd_linux_dump_sanity_check,
+	.dump_quiesce		= ahd_linux_dump_quiesce,
+	.dump_poll		= ahd_linux_dump_poll,
+#endif
+''')
+    edit('drivers/scsi/aic7xxx/Makefile', '''aic79xx-y					+= aic79xx_osm.o	\\
+						   aic79xx_proc.o	\\
+						   aic79xx_osm_pci.o
+''', '''aic79xx-y					+= aic79xx_osm.o	\\
+						   aic79xx_proc.o	\\
+						   aic79xx_osm_pci.o
+aic79xx-$(CONFIG_SCSI_DUMP)			+= aic79xx_dump.o
+''')
+
+patch('0009-aic79xx-dump-hooks.patch',
+      'scsi: aic79xx: crash dump hooks',
+      '''
+Let diskdump write crash dumps through aic79xx hosts.  Sanity check
+refuses the host when the driver lock is held or the card reads all
+ones; quiesce resets the bus as the eh bus reset handler does, which
+completes every SCB in flight, after clearing a stale "bus reset active"
+flag that would make ahd_reset_channel() do nothing; poll runs the
+interrupt handler.
+
+Compile-tested only: QEMU has no model of these controllers.
+''', ['drivers/scsi/aic7xxx/aic79xx_osm.h', 'drivers/scsi/aic7xxx/aic79xx_osm.c',
+      'drivers/scsi/aic7xxx/Makefile'], p_aic79xx)

@@ -44,4 +44,4 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want
 	echo "$want" >"$obj/.fragments"
 fi
 kmake bzImage
-kmake modules 2>/dev/null || true
+kmake modules

@@ -12,8 +12,12 @@
 #   2 block: diskdump core                 patches/0002 + core, headers, KUnit
 #   3 scsi: dump hooks and scsi_dump       patches/0003 + scsi_dump.[ch]
 #   4 scsi: sym53c8xx_2                    patches/0004
-#   5 tools/diskdump                       tools/savecore/*
-#   6 Documentation                        Documentation/diskdump.txt
+#   5 ata: libata dump hooks               patches/0006 + libata-dump.c
+#   6 nvme-pci: dump queue pair            patches/0007 + pci-dump.[ch]
+#   7 scsi: aic7xxx                        patches/0008 + aic7xxx_dump.c
+#   8 scsi: aic79xx                        patches/0009 + aic79xx_dump.c
+#   9 tools/diskdump                       tools/savecore/*
+#  10 Documentation                        Documentation/diskdump.txt
 # and each patch that adds files adds them to the MAINTAINERS entry of
 # patches/0005, which the first patch creates.
 set -euo pipefail
@@ -123,7 +127,22 @@ commit "$(message_of 0003-scsi-dump-hooks.patch)"
 apply_quilt 0004-sym53c8xx-dump-hooks.patch
 commit "$(message_of 0004-sym53c8xx-dump-hooks.patch)"
 
-# 5: the tools.
+# 5-8: the other dump drivers: libata, nvme-pci, aic7xxx, aic79xx.
+apply_quilt 0006-libata-dump-hooks.patch
+add_new drivers/ata/libata-dump.c
+commit "$(message_of 0006-libata-dump-hooks.patch)"
+apply_quilt 0007-nvme-dump-queue.patch
+add_new drivers/nvme/host/pci-dump.c
+add_new drivers/nvme/host/pci-dump.h
+commit "$(message_of 0007-nvme-dump-queue.patch)"
+apply_quilt 0008-aic7xxx-dump-hooks.patch
+add_new drivers/scsi/aic7xxx/aic7xxx_dump.c
+commit "$(message_of 0008-aic7xxx-dump-hooks.patch)"
+apply_quilt 0009-aic79xx-dump-hooks.patch
+add_new drivers/scsi/aic7xxx/aic79xx_dump.c
+commit "$(message_of 0009-aic79xx-dump-hooks.patch)"
+
+# 9: the tools.
 for f in $(cd "$top" && git ls-files tools/savecore); do
 	add_new "$f" "tools/diskdump/${f#tools/savecore/}"
 done
@@ -144,7 +163,7 @@ configured partitions through /proc/diskdump.
 
 Build with 'make -C tools/diskdump'."
 
-# 6: documentation and MAINTAINERS.
+# 10: documentation and MAINTAINERS.
 add_new Documentation/diskdump.txt
 commit "Documentation: diskdump
 
@@ -187,8 +206,13 @@ those calls go to diskdump's own lists while it dumps, at the cost of one
 predictable branch otherwise.  Patch 3 adds polling hooks to the SCSI
 host template and a shim that implements the dump operations for SCSI
 disks; patch 4 wires up sym53c8xx_2, the HBA that QEMU emulates.
+Patch 5 gives every libata host the SCSI hooks (poll runs the port's
+interrupt handler); patch 6 sets an NVMe queue pair aside for dumps, so
+that in-flight normal I/O does not matter; patches 7 and 8 add aic7xxx
+and aic79xx, which are compile-tested only.
 
-Tested in QEMU (TCG, 1-4 CPUs, 256 MiB): panics from sysrq, BUG() with
+Tested in QEMU (TCG, 1-4 CPUs, 256 MiB; lsi53c895a, PIIX IDE, AHCI
+and NVMe disks): panics from sysrq, BUG() with
 panic_on_oops, a hard interrupt, an external NMI and a second panic
 during the dump; an I/O error mid-dump (blkdebug), a host lock held by a
 stopped CPU, a corrupted diskdump image, foreign and ext4 partitions in

@@ -65,6 +65,19 @@ scsi_disk() {
 	echo "-device lsi53c895a,id=scsi0 -drive file=$1,if=none,format=raw,id=dd0 -device scsi-hd,drive=dd0,bus=scsi0.0"
 }
 
+# disk_on KIND FILE: qemu arguments for FILE as the dump disk behind a
+# controller of KIND: lsi (lsi53c895a, sym53c8xx_2), piix (the PC's IDE,
+# ata_piix), ahci (ich9-ahci, ahci) or nvme.
+disk_on() {
+	case $1 in
+	lsi) scsi_disk "$2" ;;
+	piix) echo "-drive file=$2,if=ide,index=0,media=disk,format=raw" ;;
+	ahci) echo "-device ahci,id=ahci0 -drive file=$2,if=none,format=raw,id=dd0 -device ide-hd,drive=dd0,bus=ahci0.0" ;;
+	nvme) echo "-drive file=$2,if=none,format=raw,id=dd0 -device nvme,serial=diskdump0,drive=dd0" ;;
+	*) fail "disk_on: no controller kind $1" ;;
+	esac
+}
+
 # scsi_hba N: qemu arguments for a further lsi53c895a, bus scsiN.
 scsi_hba() {
 	echo "-device lsi53c895a,id=scsi$1"
@@ -121,6 +134,18 @@ dump_scenario() {
 	extract_out
 }
 
+# driver_scenario KIND APPEND...: dump_scenario on a disk behind KIND (see
+# disk_on); DUMPDEV names the dump partition in the guest.
+driver_scenario() {
+	local kind=$1
+	shift
+	mk_dump_disk "$WORK/dump.img" 300
+	mk_out_disk "$WORK/out.img" 700
+	run_qemu "$WORK/serial.log" "dddevs=${DUMPDEV:-/dev/sda1} $*" $(disk_on "$kind" "$WORK/dump.img")
+	note "qemu ran ${QEMU_SECONDS}s for both boots"
+	extract_out
+}
+
 # check_saved_dump PANIC_REGEX CPUS: what every good dump must show.
 check_saved_dump() {
 	local log=$WORK/serial.log panic=$1 cpus=$2 vmcore info
@@ -128,7 +153,7 @@ check_saved_dump() {
 	expect_log "$log" "diskdump: writing [0-9]+ pages, interrupts off" "diskdump did not start writing with interrupts off"
 	expect_log "$log" "diskdump: dump complete: [0-9]+ pages" "the dump did not complete"
 	expect_log "$log" "savecore: saved a complete dump" "savecore did not save a complete dump"
-	expect_log "$log" "diskdump: /dev/sda1 armed" "the init script did not re-arm the partition"
+	expect_log "$log" "diskdump: ${DUMPDEV:-/dev/sda1} armed" "the init script did not re-arm the partition"
 	vmcore=$(the_vmcore)
 	info=$(dirname "$vmcore")/info
 	grep -qx "status: complete" "$info" || fail "info: status not complete"

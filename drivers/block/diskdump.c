@@ -1079,14 +1079,14 @@ static struct disk_dump_partition *find_partition(dev_t devt)
 	return NULL;
 }
 
-static struct disk_dump_device *find_device(struct device *parent)
+static struct disk_dump_device *find_device(struct gendisk *disk)
 {
 	struct disk_dump_device *dev;
 	struct disk_dump_type *type;
 	void *data;
 
 	list_for_each_entry(type, &disk_dump_types, list) {
-		data = type->probe(parent);
+		data = type->probe(disk);
 		if (!data)
 			continue;
 		list_for_each_entry(dev, &disk_dump_devices, list)
@@ -1163,7 +1163,7 @@ static int add_partition(dev_t devt)
 		ret = -ENOSPC;
 		goto out_put;
 	}
-	dev = find_device(disk_to_dev(bdev->bd_disk)->parent);
+	dev = find_device(bdev->bd_disk);
 	if (IS_ERR(dev)) {
 		ret = PTR_ERR(dev);
 		goto out_put;

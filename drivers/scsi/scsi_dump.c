@@ -14,6 +14,7 @@
 
 #define pr_fmt(fmt) "scsi_dump: " fmt
 
+#include <linux/blkdev.h>
 #include <linux/diskdump.h>
 #include <linux/completion.h>
 #include <linux/dma-mapping.h>
@@ -323,8 +324,9 @@ static const struct disk_dump_device_ops scsi_dump_ops = {
 	.rw_block	= scsi_dump_rw_block,
 };
 
-static void *scsi_dump_probe(struct device *dev)
+static void *scsi_dump_probe(struct gendisk *disk)
 {
+	struct device *dev = disk_to_dev(disk)->parent;
 	struct scsi_device *sdev;
 	const struct scsi_host_template *hostt;
 
@@ -338,12 +340,14 @@ static void *scsi_dump_probe(struct device *dev)
 	return sdev;
 }
 
+/* The host's and the disk's own limit (libata: 128 KiB without LBA48). */
 static unsigned int scsi_dump_max_blocks(struct scsi_device *sdev)
 {
-	unsigned int by_host = (sdev->host->max_sectors << SECTOR_SHIFT) /
-			       DISKDUMP_BLOCK_SIZE;
+	unsigned int sectors = min(sdev->host->max_sectors,
+				   queue_max_hw_sectors(sdev->request_queue));
+	unsigned int blocks = (sectors << SECTOR_SHIFT) / DISKDUMP_BLOCK_SIZE;
 
-	return clamp(by_host, 1U, (unsigned int)SCSI_DUMP_MAX_BLOCKS);
+	return clamp(blocks, 1U, (unsigned int)SCSI_DUMP_MAX_BLOCKS);
 }
 
 static int scsi_dump_add_device(struct disk_dump_device *dev)
@@ -383,6 +387,12 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	if (!rq)
 		goto out_buf;
 	blk_rq_init(NULL, rq);
+	/*
+	 * Hosts that index their own command slots by the block layer tag
+	 * (libata) need a valid one.  The dump command runs only after
+	 * quiesce, when no other command holds any tag: take the first.
+	 */
+	rq->tag = 0;
 	sdd->cmd = blk_mq_rq_to_pdu(rq);
 	scsi_init_command(sdev, sdd->cmd);
 	sdd->cmd->submitter = SUBMITTED_BY_SCSI_DUMP;

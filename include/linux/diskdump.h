@@ -68,7 +68,7 @@ static inline bool crashdump_mode(void)
 #include <linux/list.h>
 #include <uapi/linux/diskdump.h>
 
-struct device;
+struct gendisk;
 struct module;
 struct disk_dump_device;
 struct disk_dump_partition;
@@ -141,8 +141,10 @@ struct disk_dump_partition {
 
 /**
  * struct disk_dump_type - a class of block devices that can take dumps
- * @probe: return driver data if @dev (the gendisk's parent device) is one
- *	of ours and can dump, or NULL.
+ * @probe: return driver data if @disk is one of ours and can dump, or NULL.
+ *	Partitions whose probe returns the same pointer share one
+ *	struct disk_dump_device (for SCSI the scsi_device, for NVMe the
+ *	controller, whose namespaces share one dump queue).
  * @add_device: fill in @dev->ops and @dev->max_blocks and preallocate what
  *	the panic path needs; called in process context.  0 or -errno.
  * @remove_device: free what add_device allocated.
@@ -150,7 +152,7 @@ struct disk_dump_partition {
  * @list: on the diskdump core's type list
  */
 struct disk_dump_type {
-	void *(*probe)(struct device *dev);
+	void *(*probe)(struct gendisk *disk);
 	int (*add_device)(struct disk_dump_device *dev);
 	void (*remove_device)(struct disk_dump_device *dev);
 	struct module *owner;

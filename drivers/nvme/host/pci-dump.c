@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pci-dump.c - crash dumps to NVMe namespaces (diskdump)
+ *
+ * At panic time the block layer and the driver's queues are off limits:
+ * their commands may be in flight, their locks held by stopped CPUs.  So a
+ * dump writes through a queue pair of its own.  pci.c asks the controller
+ * for one I/O queue more than it uses and keeps the last queue identifier
+ * free; when the first dump partition on a controller is configured, this
+ * file creates that queue pair (no interrupt, physically contiguous), with
+ * a data buffer and a PRP list, all allocated in process context.  At
+ * panic, commands go into that submission queue and the completion queue
+ * is polled; in-flight normal I/O on the other queues does not matter.
+ *
+ * A controller reset deletes every queue: pci.c tells us when the
+ * controller goes down, and we create the pair again once it is live.
+ */
+
+#define pr_fmt(fmt) "nvme_dump: " fmt
+
+#include <linux/blkdev.h>
+#include <linux/diskdump.h>
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "nvme.h"
+#include "pci-dump.h"
+
+#define NVME_DUMP_DEPTH		16
+#define NVME_DUMP_MAX_BLOCKS	256U		/* 1 MiB per command */
+#define NVME_DUMP_POLL_US	10
+#define NVME_DUMP_TIMEOUT_US	(30 * USEC_PER_SEC)
+
+/**
+ * struct nvme_dump_dev - the dump queue pair of one controller
+ * @list: on nvme_dump_devs
+ * @ctrl: the controller (a reference is held)
+ * @q: where the queue pair lives, from pci.c
+ * @sq: submission queue entries
+ * @cq: completion queue entries
+ * @buf: data buffer of @max_blocks blocks
+ * @prps: PRP list describing @buf from its second page on
+ * @sq_dma: bus address of @sq
+ * @cq_dma: bus address of @cq
+ * @buf_dma: bus address of @buf
+ * @prps_dma: bus address of @prps
+ * @buf_size: bytes in @buf
+ * @depth: entries in each queue
+ * @sq_tail: next submission queue slot
+ * @cq_head: next completion queue slot
+ * @cq_phase: phase tag of a new completion at @cq_head
+ * @cid: command identifier of the last command
+ * @nsid: namespace of the last write, flushed by shutdown
+ * @ready: the queue pair exists on the controller
+ * @broken: a command timed out; the controller may still own it
+ */
+struct nvme_dump_dev {
+	struct list_head list;
+	struct nvme_ctrl *ctrl;
+	struct nvme_dump_queue q;
+	struct nvme_command *sq;
+	struct nvme_completion *cq;
+	void *buf;
+	__le64 *prps;
+	dma_addr_t sq_dma;
+	dma_addr_t cq_dma;
+	dma_addr_t buf_dma;
+	dma_addr_t prps_dma;
+	size_t buf_size;
+	u16 depth;
+	u16 sq_tail;
+	u16 cq_head;
+	u16 cq_phase;
+	u16 cid;
+	u32 nsid;
+	bool ready;
+	bool broken;
+};
+
+/* The controllers with a dump queue pair; the mutex also serialises setup. */
+static LIST_HEAD(nvme_dump_devs);
+static DEFINE_MUTEX(nvme_dump_mutex);
+static DEFINE_SPINLOCK(nvme_dump_lock);
+
+/* ------------------------------------------------------------------ */
+/* Panic time                                                          */
+/* ------------------------------------------------------------------ */
+
+/* Write a doorbell, and its shadow first if the controller reads shadows. */
+static void nvme_dump_ring(__le32 *shadow, u32 __iomem *db, u16 value)
+{
+	if (shadow) {
+		WRITE_ONCE(*shadow, cpu_to_le32(value));
+		mb();	/* the shadow before the doorbell write */
+	}
+	writel(value, db);
+}
+
+/* Take the next completion, or return false if there is none yet. */
+static bool nvme_dump_reap(struct nvme_dump_dev *ndd, u16 *cid, u16 *status)
+{
+	struct nvme_completion *cqe = &ndd->cq[ndd->cq_head];
+	u16 st = le16_to_cpu(READ_ONCE(cqe->status));
+
+	if ((st & 1) != ndd->cq_phase)
+		return false;
+	dma_rmb();	/* the entry after its phase tag */
+	*cid = READ_ONCE(cqe->command_id);
+	*status = st >> 1;
+	if (++ndd->cq_head == ndd->depth) {
+		ndd->cq_head = 0;
+		ndd->cq_phase ^= 1;
+	}
+	nvme_dump_ring(ndd->q.shadow_cq, ndd->q.cq_db, ndd->cq_head);
+	return true;
+}
+
+/* Submit @cmd and poll for its completion, with a bound. */
+static int nvme_dump_exec(struct nvme_dump_dev *ndd, struct nvme_command *cmd)
+{
+	unsigned long waited;
+	u16 cid, status;
+
+	if (ndd->broken)
+		return -EIO;
+	cmd->common.command_id = ++ndd->cid;
+	memcpy(&ndd->sq[ndd->sq_tail], cmd, sizeof(*cmd));
+	if (++ndd->sq_tail == ndd->depth)
+		ndd->sq_tail = 0;
+	wmb();	/* the entry before the doorbell */
+	nvme_dump_ring(ndd->q.shadow_sq, ndd->q.sq_db, ndd->sq_tail);
+
+	for (waited = 0; waited < NVME_DUMP_TIMEOUT_US;
+	     waited += NVME_DUMP_POLL_US) {
+		while (nvme_dump_reap(ndd, &cid, &status)) {
+			if (cid != ndd->cid)
+				continue;	/* of an earlier, timed out try */
+			if (!status)
+				return 0;
+			pr_emerg("command 0x%02x failed: status 0x%x\n",
+				 cmd->common.opcode, status);
+			return -EIO;
+		}
+		diskdump_udelay(NVME_DUMP_POLL_US);
+	}
+	ndd->broken = true;
+	pr_emerg("command 0x%02x timed out\n", cmd->common.opcode);
+	return -ETIMEDOUT;
+}
+
+/* The namespace of a partition: the disk's driver data. */
+static struct nvme_ns *nvme_dump_ns(struct disk_dump_partition *part)
+{
+	return file_bdev(part->bdev_file)->bd_disk->private_data;
+}
+
+static int nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
+			      unsigned long block_nr, void *buf,
+			      unsigned int nr_blocks)
+{
+	struct nvme_dump_dev *ndd = part->dev->priv;
+	struct nvme_ns *ns = nvme_dump_ns(part);
+	unsigned int lba_shift = ns->head->lba_shift;
+	size_t bytes = (size_t)nr_blocks * DISKDUMP_BLOCK_SIZE;
+	u64 off = ((u64)part->start_sect << SECTOR_SHIFT) +
+		  (u64)block_nr * DISKDUMP_BLOCK_SIZE;
+	struct nvme_command c = { };
+	int ret;
+
+	if (!nr_blocks || bytes > ndd->buf_size ||
+	    off & ((1ULL << lba_shift) - 1) ||
+	    block_nr + nr_blocks > part->nr_sects >> (PAGE_SHIFT - SECTOR_SHIFT))
+		return -EINVAL;
+	c.rw.opcode = rw ? nvme_cmd_write : nvme_cmd_read;
+	c.rw.nsid = cpu_to_le32(ns->head->ns_id);
+	c.rw.slba = cpu_to_le64(off >> lba_shift);
+	c.rw.length = cpu_to_le16((bytes >> lba_shift) - 1);
+	c.rw.dptr.prp1 = cpu_to_le64(ndd->buf_dma);
+	if (nr_blocks == 2)
+		c.rw.dptr.prp2 = cpu_to_le64(ndd->buf_dma + PAGE_SIZE);
+	else if (nr_blocks > 2)
+		c.rw.dptr.prp2 = cpu_to_le64(ndd->prps_dma);
+
+	if (rw) {
+		memcpy(ndd->buf, buf, bytes);
+		ndd->nsid = ns->head->ns_id;
+	}
+	ret = nvme_dump_exec(ndd, &c);
+	if (!ret && !rw)
+		memcpy(buf, ndd->buf, bytes);
+	return ret;
+}
+
+/* Is the controller running, and our queue pair on it? */
+static int nvme_dump_sanity_check(struct disk_dump_device *dev)
+{
+	struct nvme_dump_dev *ndd = dev->priv;
+	u32 csts;
+
+	if (ndd->broken)
+		return -EIO;
+	if (!READ_ONCE(ndd->ready)) {
+		pr_emerg("%s: no dump queue (controller reset or removed)\n",
+			 dev_name(ndd->ctrl->device));
+		return -ENODEV;
+	}
+	if (nvme_ctrl_state(ndd->ctrl) != NVME_CTRL_LIVE) {
+		pr_emerg("%s: controller is not live\n",
+			 dev_name(ndd->ctrl->device));
+		return -EBUSY;
+	}
+	csts = readl(ndd->q.bar + NVME_REG_CSTS);
+	if (csts == ~0U || csts & NVME_CSTS_CFS || !(csts & NVME_CSTS_RDY)) {
+		pr_emerg("%s: controller failed (CSTS 0x%x)\n",
+			 dev_name(ndd->ctrl->device), csts);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Nothing to stop: the dump queue pair is ours alone, and commands in
+ * flight on the other queues neither block it nor complete into it.
+ */
+static int nvme_dump_quiesce(struct disk_dump_device *dev)
+{
+	return 0;
+}
+
+static int nvme_dump_shutdown(struct disk_dump_device *dev)
+{
+	struct nvme_dump_dev *ndd = dev->priv;
+	struct nvme_command c = { };
+	int ret;
+
+	if (!ndd->nsid)
+		return 0;
+	c.common.opcode = nvme_cmd_flush;
+	c.common.nsid = cpu_to_le32(ndd->nsid);
+	ret = nvme_dump_exec(ndd, &c);
+	if (ret)
+		pr_emerg("flush failed (%d)\n", ret);
+	return ret;
+}
+
+static const struct disk_dump_device_ops nvme_dump_ops = {
+	.sanity_check	= nvme_dump_sanity_check,
+	.quiesce	= nvme_dump_quiesce,
+	.shutdown	= nvme_dump_shutdown,
+	.rw_block	= nvme_dump_rw_block,
+};
+
+/* ------------------------------------------------------------------ */
+/* Configuration                                                       */
+/* ------------------------------------------------------------------ */
+
+static int nvme_dump_admin(struct nvme_ctrl *ctrl, struct nvme_command *c)
+{
+	int ret = nvme_submit_sync_cmd(ctrl->admin_q, c, NULL, 0);
+
+	return ret > 0 ? -EIO : ret;
+}
+
+/* Create the queue pair on the controller; nvme_dump_mutex held. */
+static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
+{
+	struct nvme_command c = { };
+	int ret;
+
+	ret = nvme_pci_dump_queue(ndd->ctrl, &ndd->q);
+	if (ret)
+		return ret;
+	memset(ndd->cq, 0, ndd->depth * sizeof(*ndd->cq));
+	ndd->sq_tail = 0;
+	ndd->cq_head = 0;
+	ndd->cq_phase = 1;
+	ndd->broken = false;
+
+	c.create_cq.opcode = nvme_admin_create_cq;
+	c.create_cq.prp1 = cpu_to_le64(ndd->cq_dma);
+	c.create_cq.cqid = cpu_to_le16(ndd->q.qid);
+	c.create_cq.qsize = cpu_to_le16(ndd->depth - 1);
+	c.create_cq.cq_flags = cpu_to_le16(NVME_QUEUE_PHYS_CONTIG);
+	ret = nvme_dump_admin(ndd->ctrl, &c);
+	if (ret)
+		return ret;
+
+	memset(&c, 0, sizeof(c));
+	c.create_sq.opcode = nvme_admin_create_sq;
+	c.create_sq.prp1 = cpu_to_le64(ndd->sq_dma);
+	c.create_sq.sqid = cpu_to_le16(ndd->q.qid);
+	c.create_sq.qsize = cpu_to_le16(ndd->depth - 1);
+	c.create_sq.sq_flags = cpu_to_le16(NVME_QUEUE_PHYS_CONTIG |
+					   NVME_SQ_PRIO_MEDIUM);
+	c.create_sq.cqid = cpu_to_le16(ndd->q.qid);
+	ret = nvme_dump_admin(ndd->ctrl, &c);
+	if (ret) {
+		memset(&c, 0, sizeof(c));
+		c.delete_queue.opcode = nvme_admin_delete_cq;
+		c.delete_queue.qid = cpu_to_le16(ndd->q.qid);
+		nvme_dump_admin(ndd->ctrl, &c);
+		return ret;
+	}
+	WRITE_ONCE(ndd->ready, true);
+	return 0;
+}
+
+/* Delete the queue pair if the controller still has it; mutex held. */
+static void nvme_dump_delete_queues(struct nvme_dump_dev *ndd)
+{
+	struct nvme_command c = { };
+
+	if (!READ_ONCE(ndd->ready))
+		return;
+	WRITE_ONCE(ndd->ready, false);
+	c.delete_queue.opcode = nvme_admin_delete_sq;
+	c.delete_queue.qid = cpu_to_le16(ndd->q.qid);
+	nvme_dump_admin(ndd->ctrl, &c);
+	c.delete_queue.opcode = nvme_admin_delete_cq;
+	nvme_dump_admin(ndd->ctrl, &c);
+}
+
+/**
+ * nvme_dump_ctrl_disabled - the controller is going down
+ * @ctrl: the controller
+ *
+ * Called by pci.c when it disables the controller, which deletes every
+ * queue.  Takes no sleeping lock: the caller may be the timeout handler of
+ * an admin command that nvme_dump_mutex's holder waits for.
+ */
+void nvme_dump_ctrl_disabled(struct nvme_ctrl *ctrl)
+{
+	struct nvme_dump_dev *ndd;
+
+	spin_lock(&nvme_dump_lock);
+	list_for_each_entry(ndd, &nvme_dump_devs, list)
+		if (ndd->ctrl == ctrl)
+			WRITE_ONCE(ndd->ready, false);
+	spin_unlock(&nvme_dump_lock);
+}
+
+/**
+ * nvme_dump_ctrl_live - the controller is back after a reset
+ * @ctrl: the controller
+ *
+ * Creates the dump queue pair again, from the reset work.
+ */
+void nvme_dump_ctrl_live(struct nvme_ctrl *ctrl)
+{
+	struct nvme_dump_dev *ndd;
+	int ret;
+
+	mutex_lock(&nvme_dump_mutex);
+	list_for_each_entry(ndd, &nvme_dump_devs, list) {
+		if (ndd->ctrl != ctrl || READ_ONCE(ndd->ready))
+			continue;
+		ret = nvme_dump_create_queues(ndd);
+		if (ret)
+			dev_warn(ctrl->device,
+				 "dump queue not restored after reset (%d): crash dumps to this controller are off\n",
+				 ret);
+	}
+	mutex_unlock(&nvme_dump_mutex);
+}
+
+static void *nvme_dump_probe(struct gendisk *disk)
+{
+	struct nvme_ns *ns;
+
+	/* A namespace of ours; not a multipath head, which has no queues. */
+	if (disk->fops != &nvme_bdev_ops)
+		return NULL;
+	ns = disk->private_data;
+	return ns->ctrl;
+}
+
+static void nvme_dump_free(struct nvme_dump_dev *ndd)
+{
+	struct device *dma = ndd->q.dma_dev;
+
+	if (ndd->buf)
+		dma_free_coherent(dma, ndd->buf_size, ndd->buf, ndd->buf_dma);
+	if (ndd->prps)
+		dma_free_coherent(dma, PAGE_SIZE, ndd->prps, ndd->prps_dma);
+	if (ndd->sq)
+		dma_free_coherent(dma, PAGE_SIZE, ndd->sq, ndd->sq_dma);
+	if (ndd->cq)
+		dma_free_coherent(dma, PAGE_SIZE, ndd->cq, ndd->cq_dma);
+	nvme_put_ctrl(ndd->ctrl);
+	kfree(ndd);
+}
+
+/* The queues and the data buffer, halved until it can be had. */
+static int nvme_dump_alloc(struct nvme_dump_dev *ndd, unsigned int *max_blocks)
+{
+	struct device *dma = ndd->q.dma_dev;
+	unsigned int i;
+
+	ndd->sq = dma_alloc_coherent(dma, PAGE_SIZE, &ndd->sq_dma, GFP_KERNEL);
+	ndd->cq = dma_alloc_coherent(dma, PAGE_SIZE, &ndd->cq_dma, GFP_KERNEL);
+	ndd->prps = dma_alloc_coherent(dma, PAGE_SIZE, &ndd->prps_dma,
+				       GFP_KERNEL);
+	if (!ndd->sq || !ndd->cq || !ndd->prps)
+		return -ENOMEM;
+	for (;;) {
+		ndd->buf_size = (size_t)*max_blocks * DISKDUMP_BLOCK_SIZE;
+		ndd->buf = dma_alloc_coherent(dma, ndd->buf_size, &ndd->buf_dma,
+					      GFP_KERNEL | __GFP_NOWARN);
+		if (ndd->buf || *max_blocks == 1)
+			break;
+		*max_blocks /= 2;
+	}
+	if (!ndd->buf)
+		return -ENOMEM;
+	for (i = 1; i < *max_blocks; i++)
+		ndd->prps[i - 1] = cpu_to_le64(ndd->buf_dma + i * PAGE_SIZE);
+	return 0;
+}
+
+static int nvme_dump_add_device(struct disk_dump_device *dev)
+{
+	struct nvme_ctrl *ctrl = dev->device;
+	struct nvme_dump_dev *ndd;
+	unsigned int max_blocks;
+	int ret;
+
+	if (nvme_ctrl_state(ctrl) != NVME_CTRL_LIVE)
+		return -EBUSY;
+	ndd = kzalloc(sizeof(*ndd), GFP_KERNEL);
+	if (!ndd)
+		return -ENOMEM;
+	nvme_get_ctrl(ctrl);
+	ndd->ctrl = ctrl;
+	ret = nvme_pci_dump_queue(ctrl, &ndd->q);
+	if (ret) {
+		nvme_put_ctrl(ctrl);
+		kfree(ndd);
+		return ret;
+	}
+	ndd->depth = min_t(u32, NVME_DUMP_DEPTH, NVME_CAP_MQES(ctrl->cap) + 1);
+	/* The controller's transfer limit (MDTS), and one PRP list page. */
+	max_blocks = min3(NVME_DUMP_MAX_BLOCKS,
+			  (ctrl->max_hw_sectors << SECTOR_SHIFT) / DISKDUMP_BLOCK_SIZE,
+			  PAGE_SIZE / sizeof(__le64) + 1);
+	max_blocks = max(max_blocks, 1U);
+	ret = nvme_dump_alloc(ndd, &max_blocks);
+	if (ret)
+		goto out_free;
+
+	mutex_lock(&nvme_dump_mutex);
+	ret = nvme_dump_create_queues(ndd);
+	if (!ret) {
+		spin_lock(&nvme_dump_lock);
+		list_add_tail(&ndd->list, &nvme_dump_devs);
+		spin_unlock(&nvme_dump_lock);
+	}
+	mutex_unlock(&nvme_dump_mutex);
+	if (ret) {
+		dev_warn(ctrl->device, "cannot create the dump queue (%d)\n",
+			 ret);
+		goto out_free;
+	}
+	dev_info(ctrl->device, "dump queue %u, %u entries, %u KiB per command\n",
+		 ndd->q.qid, ndd->depth, max_blocks * DISKDUMP_BLOCK_SIZE / 1024);
+	dev->ops = &nvme_dump_ops;
+	dev->priv = ndd;
+	dev->max_blocks = max_blocks;
+	return 0;
+
+out_free:
+	nvme_dump_free(ndd);
+	return ret;
+}
+
+static void nvme_dump_remove_device(struct disk_dump_device *dev)
+{
+	struct nvme_dump_dev *ndd = dev->priv;
+
+	mutex_lock(&nvme_dump_mutex);
+	spin_lock(&nvme_dump_lock);
+	list_del(&ndd->list);
+	spin_unlock(&nvme_dump_lock);
+	if (nvme_ctrl_state(ndd->ctrl) == NVME_CTRL_LIVE)
+		nvme_dump_delete_queues(ndd);
+	mutex_unlock(&nvme_dump_mutex);
+	nvme_dump_free(ndd);
+}
+
+static struct disk_dump_type nvme_dump_type = {
+	.probe		= nvme_dump_probe,
+	.add_device	= nvme_dump_add_device,
+	.remove_device	= nvme_dump_remove_device,
+	.owner		= THIS_MODULE,
+};
+
+int nvme_dump_init(void)
+{
+	return register_disk_dump_type(&nvme_dump_type);
+}
+
+void nvme_dump_exit(void)
+{
+	unregister_disk_dump_type(&nvme_dump_type);
+}
