@@ -501,9 +501,9 @@ def p_libata():
 	.ioctl			= ata_scsi_ioctl,		\\
 	ATA_SCSI_COMPAT_IOCTL					\\
 ''', '''#ifdef CONFIG_ATA_DUMP
-extern int ata_scsi_dump_sanity_check(struct scsi_device *sdev);
-extern int ata_scsi_dump_quiesce(struct scsi_device *sdev);
-extern void ata_scsi_dump_poll(struct scsi_device *sdev);
+int ata_scsi_dump_sanity_check(struct scsi_device *sdev);
+int ata_scsi_dump_quiesce(struct scsi_device *sdev);
+void ata_scsi_dump_poll(struct scsi_device *sdev);
 
 /* Remember the interrupt handler of @ap, which diskdump polls at panic. */
 static inline void ata_port_set_dump_irq(struct ata_port *ap, int irq,
@@ -536,6 +536,15 @@ static inline void ata_port_set_dump_irq(struct ata_port *ap, int irq,
 ''')
     edit('drivers/ata/libata-core.c', '#include <linux/libata.h>\n',
          '#include <linux/libata.h>\n#include <linux/diskdump.h>\n')
+    edit('drivers/ata/libata-core.c', '''	/* Trigger the LED (if available) */
+	ledtrig_disk_activity(!!(qc->tf.flags & ATA_TFLAG_WRITE));
+''', '''	/*
+	 * Trigger the LED (if available), but not after a panic: the LED
+	 * code takes locks that a stopped CPU may hold.
+	 */
+	if (!crashdump_mode())
+		ledtrig_disk_activity(!!(qc->tf.flags & ATA_TFLAG_WRITE));
+''')
     edit('drivers/ata/libata-core.c', '''	/* Non-internal qc has failed.  Fill the result TF and summon EH. */
 	if (unlikely(qc->flags & ATA_QCFLAG_EH)) {
 		fill_result_tf(qc);
@@ -656,7 +665,8 @@ ata_pci_sff_activate_host(), AHCI's per-port MSI vectors).
 In crashdump mode a failed command completes with its error instead of
 summoning EH, and EH is never scheduled: the EH thread does not run
 again after the panic, and the dump command has no block layer request
-to abort.
+to abort.  The disk activity LED trigger is skipped: it takes locks that
+a stopped CPU may hold.
 ''', ['include/linux/libata.h', 'drivers/ata/libata-core.c', 'drivers/ata/libata-eh.c',
       'drivers/ata/libata-sff.c', 'drivers/ata/libahci.c', 'drivers/ata/Kconfig',
       'drivers/ata/Makefile'], p_libata)
@@ -801,7 +811,6 @@ static void __exit nvme_exit(void)
 ''', '''	.report_zones	= nvme_report_zones,
 	.pr_ops		= &nvme_pr_ops,
 };
-/* for the crash dump code in nvme-pci, which must recognise our disks */
 EXPORT_SYMBOL_GPL(nvme_bdev_ops);
 ''')
     edit('drivers/nvme/host/Kconfig', '''config NVME_MULTIPATH

@@ -87,7 +87,8 @@ for m in "$top"/tools/savecore/man/*.8; do
 done
 
 # sparse and W=1: rebuild our objects with checks and look for warnings in our files
-objs="drivers/block/diskdump.o drivers/scsi/scsi_dump.o"
+objs="drivers/block/diskdump.o drivers/scsi/scsi_dump.o drivers/ata/libata-dump.o drivers/nvme/host/pci-dump.o
+      drivers/scsi/aic7xxx/aic7xxx_dump.o drivers/scsi/aic7xxx/aic79xx_dump.o"
 for o in $objs; do
 	rm -f "$obj/$o"
 	if out=$(make -s -C "$src" O="$obj" C=2 W=1 CC="${CC:-gcc}" "$o" 2>&1) &&

@@ -44,7 +44,7 @@ for p in $(grep -v '^#' "$top/patches/series"); do
 done
 rm -rf "$repo" && mkdir -p "$repo"
 tar -xf "$tarball" -C "$repo" --strip-components=1 --wildcards \
-	$(printf 'linux-source-6.12/%s ' "${touched[@]}")
+	$(printf 'linux-source-6.12/%s\n' "${touched[@]}" | sort -u)
 git -C "$repo" init -q
 export GIT_AUTHOR_NAME="diskdump developers" GIT_AUTHOR_EMAIL="diskdump@lists.example.org"
 export GIT_COMMITTER_NAME=$GIT_AUTHOR_NAME GIT_COMMITTER_EMAIL=$GIT_AUTHOR_EMAIL

@@ -16,6 +16,7 @@
  * the wait is refused, and diskdump moves on to its next partition.
  */
 
+#include <linux/bitops.h>
 #include <linux/diskdump.h>
 #include <linux/libata.h>
 #include <scsi/scsi_device.h>
@@ -122,9 +123,13 @@ static void ata_dump_drop_deferred(struct ata_port *ap)
 int ata_scsi_dump_quiesce(struct scsi_device *sdev)
 {
 	struct ata_port *ap = ata_shost_to_port(sdev->host);
+	u64 active = READ_ONCE(ap->qc_active);
 	unsigned long waited;
 	int ret;
 
+	if (active)
+		pr_emerg("ata%u: waiting for %u commands in flight\n",
+			 ap->print_id, hweight64(active));
 	for (waited = 0; READ_ONCE(ap->qc_active); waited += ATA_DUMP_POLL_US) {
 		if (waited >= ATA_DUMP_DRAIN_US) {
 			pr_emerg("ata%u: commands in flight did not finish (0x%llx)\n",
@@ -134,7 +139,10 @@ int ata_scsi_dump_quiesce(struct scsi_device *sdev)
 		ata_scsi_dump_poll(sdev);
 		diskdump_udelay(ATA_DUMP_POLL_US);
 	}
-	spin_lock(ap->lock);
+	if (!spin_trylock(ap->lock)) {
+		pr_emerg("ata%u: port lock is held\n", ap->print_id);
+		return -EBUSY;
+	}
 	ata_dump_drop_deferred(ap);
 	ret = ata_dump_check_port(ap, sdev);
 	spin_unlock(ap->lock);

@@ -11,10 +11,14 @@ mk_out_disk "$WORK/out.img" 700
 # the admin queue's interrupt in the next boot (seen with no dump at all:
 # the same reader, a panic and no partition armed).  A real reboot resets
 # the controller; savecore in boot 2 still reads what boot 1 wrote.
-args="ddtest=nvmebusy ddmib=16 ddtrigger=sysrq dddevs=/dev/nvme0n1p1"
-SMP=2 run_qemu "$WORK/serial1.log" "$args" $(disk_on nvme "$WORK/dump.img") -no-reboot
+args="ddtest=busyread ddbusy=/dev/nvme0n1p2 ddmib=16 ddtrigger=sysrq dddevs=/dev/nvme0n1p1"
+# Boot 1 throttles the disk to 200 requests a second, so that the reader's
+# commands wait in QEMU and are in flight on the driver's queues at the
+# panic.
+nvme_args="-device nvme,serial=diskdump0,drive=dd0 -drive file=$WORK/dump.img,if=none,format=raw,id=dd0"
+SMP=2 run_qemu "$WORK/serial1.log" "$args" $nvme_args,throttling.iops-total=200 -no-reboot
 t1=$QEMU_SECONDS
-SMP=2 run_qemu "$WORK/serial2.log" "$args" $(disk_on nvme "$WORK/dump.img")
+SMP=2 run_qemu "$WORK/serial2.log" "$args" $nvme_args
 note "qemu ran ${t1}s (boot 1) + ${QEMU_SECONDS}s (boot 2)"
 cat "$WORK/serial1.log" "$WORK/serial2.log" >"$WORK/serial.log"
 extract_out
