@@ -99,5 +99,20 @@ for o in $objs; do
 		bad "sparse+W=1 $o"
 	fi
 done
+# aic7xxx and aic79xx cannot run under QEMU: they must at least build both
+# ways.  The test kernel has them built in; here both are built as modules
+# (an external build of a copy of the directory, against the same tree).
+aic=$(mktemp -d)
+cp -r "$src/drivers/scsi/aic7xxx/." "$aic/"
+if out=$(make -s -C "$src" O="$obj" M="$aic" CC="${CC:-gcc}" CONFIG_SCSI_AIC7XXX=m \
+	CONFIG_SCSI_AIC79XX=m modules 2>&1) && [ -f "$aic/aic7xxx.ko" ] && [ -f "$aic/aic79xx.ko" ] &&
+   nm "$aic/aic7xxx.ko" | grep ' ahc_linux_dump_quiesce$' >/dev/null &&
+   nm "$aic/aic79xx.ko" | grep ' ahd_linux_dump_quiesce$' >/dev/null; then
+	ok "aic7xxx and aic79xx build as modules, with their dump hooks"
+else
+	echo "$out" | tail -20
+	bad "aic7xxx and aic79xx build as modules, with their dump hooks"
+fi
+rm -rf "$aic"
 echo "lint: $pass passed, $failed failed"
 [ "$failed" = 0 ]
