@@ -127,21 +127,18 @@ expect_log() {
 # behind the lsi53c895a, boot, crash, reboot, savecore; then the saved dump
 # is extracted and checked.
 dump_scenario() {
-	mk_dump_disk "$WORK/dump.img" 300
-	mk_out_disk "$WORK/out.img" 700
-	run_qemu "$WORK/serial.log" "$*" $(scsi_disk "$WORK/dump.img")
-	note "qemu ran ${QEMU_SECONDS}s for both boots"
-	extract_out
+	driver_scenario lsi "$@"
 }
 
 # driver_scenario KIND APPEND...: dump_scenario on a disk behind KIND (see
-# disk_on); DUMPDEV names the dump partition in the guest.
+# disk_on); DUMPDEV, if set, names the dump partition in the guest
+# (the guest's default is /dev/sda1).
 driver_scenario() {
 	local kind=$1
 	shift
 	mk_dump_disk "$WORK/dump.img" 300
 	mk_out_disk "$WORK/out.img" 700
-	run_qemu "$WORK/serial.log" "dddevs=${DUMPDEV:-/dev/sda1} $*" $(disk_on "$kind" "$WORK/dump.img")
+	run_qemu "$WORK/serial.log" "${DUMPDEV:+dddevs=$DUMPDEV }$*" $(disk_on "$kind" "$WORK/dump.img")
 	note "qemu ran ${QEMU_SECONDS}s for both boots"
 	extract_out
 }

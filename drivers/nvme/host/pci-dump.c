@@ -265,6 +265,16 @@ static int nvme_dump_admin(struct nvme_ctrl *ctrl, struct nvme_command *c)
 	return ret > 0 ? -EIO : ret;
 }
 
+/* Delete one of our queues: @opcode is nvme_admin_delete_sq or _cq. */
+static void nvme_dump_delete_queue(struct nvme_dump_dev *ndd, u8 opcode)
+{
+	struct nvme_command c = { };
+
+	c.delete_queue.opcode = opcode;
+	c.delete_queue.qid = cpu_to_le16(ndd->q.qid);
+	nvme_dump_admin(ndd->ctrl, &c);
+}
+
 /* Create the queue pair on the controller; nvme_dump_mutex held. */
 static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
 {
@@ -299,10 +309,7 @@ static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
 	c.create_sq.cqid = cpu_to_le16(ndd->q.qid);
 	ret = nvme_dump_admin(ndd->ctrl, &c);
 	if (ret) {
-		memset(&c, 0, sizeof(c));
-		c.delete_queue.opcode = nvme_admin_delete_cq;
-		c.delete_queue.qid = cpu_to_le16(ndd->q.qid);
-		nvme_dump_admin(ndd->ctrl, &c);
+		nvme_dump_delete_queue(ndd, nvme_admin_delete_cq);
 		return ret;
 	}
 	WRITE_ONCE(ndd->ready, true);
@@ -312,16 +319,11 @@ static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
 /* Delete the queue pair if the controller still has it; mutex held. */
 static void nvme_dump_delete_queues(struct nvme_dump_dev *ndd)
 {
-	struct nvme_command c = { };
-
 	if (!READ_ONCE(ndd->ready))
 		return;
 	WRITE_ONCE(ndd->ready, false);
-	c.delete_queue.opcode = nvme_admin_delete_sq;
-	c.delete_queue.qid = cpu_to_le16(ndd->q.qid);
-	nvme_dump_admin(ndd->ctrl, &c);
-	c.delete_queue.opcode = nvme_admin_delete_cq;
-	nvme_dump_admin(ndd->ctrl, &c);
+	nvme_dump_delete_queue(ndd, nvme_admin_delete_sq);
+	nvme_dump_delete_queue(ndd, nvme_admin_delete_cq);
 }
 
 /**
