@@ -114,8 +114,9 @@ static void ata_dump_drop_deferred(struct ata_port *ap)
  * ata_scsi_dump_quiesce - let the commands in flight finish
  * @sdev: the SCSI device of the disk
  *
- * Polls the port until no command is active, for at most ten seconds.
- * The completions go nowhere: in crashdump mode scsi_done() drops them.
+ * Forgets a command that was deferred and never issued, then polls the
+ * port until no command is active, for at most ten seconds.  The
+ * completions go nowhere: in crashdump mode scsi_done() drops them.
  *
  * Return: 0, or -EBUSY if the port did not drain or went into error
  * handling meanwhile.
@@ -123,13 +124,25 @@ static void ata_dump_drop_deferred(struct ata_port *ap)
 int ata_scsi_dump_quiesce(struct scsi_device *sdev)
 {
 	struct ata_port *ap = ata_shost_to_port(sdev->host);
-	u64 active = READ_ONCE(ap->qc_active);
 	unsigned long waited;
+	u64 active;
 	int ret;
 
+	/*
+	 * First, so that a command completing while we drain does not hand
+	 * the deferred one to a workqueue (ata_scsi_schedule_deferred_qc()).
+	 */
+	if (!spin_trylock(ap->lock)) {
+		pr_emerg("ata%u: port lock is held\n", ap->print_id);
+		return -EBUSY;
+	}
+	ata_dump_drop_deferred(ap);
+	spin_unlock(ap->lock);
+
+	active = READ_ONCE(ap->qc_active);
 	if (active)
 		pr_emerg("ata%u: waiting for %u commands in flight\n",
-			 ap->print_id, hweight64(active));
+			 ap->print_id, (unsigned int)hweight64(active));
 	for (waited = 0; READ_ONCE(ap->qc_active); waited += ATA_DUMP_POLL_US) {
 		if (waited >= ATA_DUMP_DRAIN_US) {
 			pr_emerg("ata%u: commands in flight did not finish (0x%llx)\n",
@@ -143,7 +156,6 @@ int ata_scsi_dump_quiesce(struct scsi_device *sdev)
 		pr_emerg("ata%u: port lock is held\n", ap->print_id);
 		return -EBUSY;
 	}
-	ata_dump_drop_deferred(ap);
 	ret = ata_dump_check_port(ap, sdev);
 	spin_unlock(ap->lock);
 	return ret;
