@@ -16,7 +16,6 @@
 
 #include <linux/blkdev.h>
 #include <linux/diskdump.h>
-#include <linux/completion.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/kthread.h>
@@ -437,7 +436,7 @@ static struct disk_dump_type scsi_dump_type = {
  */
 struct scsi_dump_holder {
 	struct Scsi_Host *shost;
-	struct completion held;
+	bool held;
 };
 
 static int scsi_dump_hold_lock(void *data)
@@ -445,7 +444,7 @@ static int scsi_dump_hold_lock(void *data)
 	struct scsi_dump_holder *holder = data;
 
 	spin_lock_irq(holder->shost->host_lock);
-	complete(&holder->held);
+	WRITE_ONCE(holder->held, true);
 	for (;;)
 		cpu_relax();
 	return 0;
@@ -464,25 +463,39 @@ static int scsi_dump_test_hold_lock(const char *val,
 		return ret;
 	if (holder.shost)
 		return -EBUSY;
-	cpu = cpumask_any_but(cpu_online_mask, get_cpu());
-	put_cpu();
-	if (cpu >= nr_cpu_ids)
-		return -EBUSY;
+	/* stay off the CPU that is about to stop scheduling */
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	if (cpu >= nr_cpu_ids) {
+		ret = -EBUSY;
+		goto out;
+	}
 	holder.shost = scsi_host_lookup(host_no);
-	if (!holder.shost)
-		return -ENODEV;
-	init_completion(&holder.held);
+	if (!holder.shost) {
+		ret = -ENODEV;
+		goto out;
+	}
+	holder.held = false;
 	thread = kthread_run_on_cpu(scsi_dump_hold_lock, &holder, cpu,
 				    "scsi_dump_hold/%u");
 	if (IS_ERR(thread)) {
 		scsi_host_put(holder.shost);
 		holder.shost = NULL;
-		return PTR_ERR(thread);
+		ret = PTR_ERR(thread);
+		goto out;
 	}
-	wait_for_completion(&holder.held);
+	/*
+	 * Poll, not a completion: complete() on the holder's CPU would make
+	 * that CPU the waker, and the scheduler may then queue this task
+	 * there, on a CPU that never schedules again.
+	 */
+	while (!READ_ONCE(holder.held))
+		cpu_relax();
 	pr_warn("test: CPU %u holds the lock of host %u for good\n", cpu,
 		host_no);
-	return 0;
+out:
+	migrate_enable();
+	return ret;
 }
 
 static const struct kernel_param_ops scsi_dump_hold_lock_ops = {
