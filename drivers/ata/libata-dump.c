@@ -56,6 +56,29 @@ static int ata_dump_check_port(struct ata_port *ap, struct scsi_device *sdev)
 	return 0;
 }
 
+/*
+ * The port lock is only ever tried: a stopped CPU may hold it for good.
+ * This says so when it is taken.
+ */
+static int ata_dump_lock_held(struct ata_port *ap)
+{
+	pr_emerg("ata%u: port lock is held\n", ap->print_id);
+	return -EBUSY;
+}
+
+/* ata_dump_check_port() under the port lock. */
+static int ata_dump_check_port_locked(struct ata_port *ap,
+				      struct scsi_device *sdev)
+{
+	int ret;
+
+	if (!spin_trylock(ap->lock))
+		return ata_dump_lock_held(ap);
+	ret = ata_dump_check_port(ap, sdev);
+	spin_unlock(ap->lock);
+	return ret;
+}
+
 /**
  * ata_scsi_dump_sanity_check - can diskdump use this ATA disk now?
  * @sdev: the SCSI device of the disk
@@ -69,19 +92,12 @@ static int ata_dump_check_port(struct ata_port *ap, struct scsi_device *sdev)
 int ata_scsi_dump_sanity_check(struct scsi_device *sdev)
 {
 	struct ata_port *ap = ata_shost_to_port(sdev->host);
-	int ret;
 
 	if (!ap->dump_irq.handler) {
 		pr_emerg("ata%u: no interrupt handler to poll\n", ap->print_id);
 		return -EOPNOTSUPP;
 	}
-	if (!spin_trylock(ap->lock)) {
-		pr_emerg("ata%u: port lock is held\n", ap->print_id);
-		return -EBUSY;
-	}
-	ret = ata_dump_check_port(ap, sdev);
-	spin_unlock(ap->lock);
-	return ret;
+	return ata_dump_check_port_locked(ap, sdev);
 }
 EXPORT_SYMBOL_GPL(ata_scsi_dump_sanity_check);
 
@@ -126,16 +142,13 @@ int ata_scsi_dump_quiesce(struct scsi_device *sdev)
 	struct ata_port *ap = ata_shost_to_port(sdev->host);
 	unsigned long waited;
 	u64 active;
-	int ret;
 
 	/*
 	 * First, so that a command completing while we drain does not hand
 	 * the deferred one to a workqueue (ata_scsi_schedule_deferred_qc()).
 	 */
-	if (!spin_trylock(ap->lock)) {
-		pr_emerg("ata%u: port lock is held\n", ap->print_id);
-		return -EBUSY;
-	}
+	if (!spin_trylock(ap->lock))
+		return ata_dump_lock_held(ap);
 	ata_dump_drop_deferred(ap);
 	spin_unlock(ap->lock);
 
@@ -152,12 +165,6 @@ int ata_scsi_dump_quiesce(struct scsi_device *sdev)
 		ata_scsi_dump_poll(sdev);
 		diskdump_udelay(ATA_DUMP_POLL_US);
 	}
-	if (!spin_trylock(ap->lock)) {
-		pr_emerg("ata%u: port lock is held\n", ap->print_id);
-		return -EBUSY;
-	}
-	ret = ata_dump_check_port(ap, sdev);
-	spin_unlock(ap->lock);
-	return ret;
+	return ata_dump_check_port_locked(ap, sdev);
 }
 EXPORT_SYMBOL_GPL(ata_scsi_dump_quiesce);
