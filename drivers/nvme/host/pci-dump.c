@@ -365,6 +365,10 @@ void nvme_dump_ctrl_live(struct nvme_ctrl *ctrl)
 			dev_warn(ctrl->device,
 				 "dump queue not restored after reset (%d): crash dumps to this controller are off\n",
 				 ret);
+		else
+			dev_info(ctrl->device,
+				 "dump queue %u created again after a reset\n",
+				 ndd->q.qid);
 	}
 	mutex_unlock(&nvme_dump_mutex);
 }
