@@ -78,6 +78,20 @@ disk_on() {
 	esac
 }
 
+# two_qemus APPEND BOOT1_ARGS BOOT2_ARGS: boot 1 in a QEMU that exits when
+# the guest reboots, boot 2 in a fresh one (QEMU 7.2's nvme model needs a
+# real reset after NVMe I/O; see the README).  serial.log gets both
+# boots' logs, and the output disk is extracted.
+two_qemus() {
+	local t1
+	run_qemu "$WORK/serial1.log" "$1" $2 -no-reboot
+	t1=$QEMU_SECONDS
+	run_qemu "$WORK/serial2.log" "$1" $3
+	note "qemu ran ${t1}s (boot 1) + ${QEMU_SECONDS}s (boot 2)"
+	cat "$WORK/serial1.log" "$WORK/serial2.log" >"$WORK/serial.log"
+	extract_out
+}
+
 # scsi_hba N: qemu arguments for a further lsi53c895a, bus scsiN.
 scsi_hba() {
 	echo "-device lsi53c895a,id=scsi$1"

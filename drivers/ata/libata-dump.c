@@ -57,8 +57,8 @@ static int ata_dump_check_port(struct ata_port *ap, struct scsi_device *sdev)
 }
 
 /*
- * The port lock is only ever tried: a stopped CPU may hold it for good.
- * This says so when it is taken.
+ * The port lock is only ever tried, as a stopped CPU may hold it for good:
+ * report a lock found taken.
  */
 static int ata_dump_lock_held(struct ata_port *ap)
 {

@@ -6,13 +6,7 @@ mk_dump_disk "$WORK/dump.img" 300
 mk_out_disk "$WORK/out.img" 700
 args="ddtest=nvmereset ddmib=16 ddtrigger=sysrq dddevs=/dev/nvme0n1p1"
 nvme=$(disk_on nvme "$WORK/dump.img")
-# Boot 1 ends in QEMU and boot 2 is a fresh QEMU, as in nvme.sh.
-run_qemu "$WORK/serial1.log" "$args" $nvme -no-reboot
-t1=$QEMU_SECONDS
-run_qemu "$WORK/serial2.log" "$args" $nvme
-note "qemu ran ${t1}s (boot 1) + ${QEMU_SECONDS}s (boot 2)"
-cat "$WORK/serial1.log" "$WORK/serial2.log" >"$WORK/serial.log"
-extract_out
+two_qemus "$args" "$nvme" "$nvme"
 log=$WORK/serial.log
 expect_log "$log" "trying partition 259:" "the NVMe partition was not tried"
 grep -q "no dump queue (controller reset or removed)" "$log" && fail "sanity_check found no dump queue"

@@ -16,12 +16,7 @@ args="ddtest=busyread ddbusy=/dev/nvme0n1p2 ddmib=16 ddtrigger=sysrq dddevs=/dev
 # commands wait in QEMU and are in flight on the driver's queues at the
 # panic.
 nvme_args="-device nvme,serial=diskdump0,drive=dd0 -drive file=$WORK/dump.img,if=none,format=raw,id=dd0"
-SMP=2 run_qemu "$WORK/serial1.log" "$args" $nvme_args,throttling.iops-total=200 -no-reboot
-t1=$QEMU_SECONDS
-SMP=2 run_qemu "$WORK/serial2.log" "$args" $nvme_args
-note "qemu ran ${t1}s (boot 1) + ${QEMU_SECONDS}s (boot 2)"
-cat "$WORK/serial1.log" "$WORK/serial2.log" >"$WORK/serial.log"
-extract_out
+SMP=2 two_qemus "$args" "$nvme_args,throttling.iops-total=200" "$nvme_args"
 log=$WORK/serial.log
 dm=$WORK/out/dmesg-boot2.txt
 expect_log "$dm" "nvme nvme0: dump queue [0-9]+, [0-9]+ entries" "no dump queue was created"
