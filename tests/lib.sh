@@ -195,7 +195,7 @@ check_gdb() {
 	local cpu
 	cpu=$(grep '^panic_cpu:' "$(dirname "$vmcore")/info" | cut -d' ' -f2)
 	grep -qx "\$[0-9]* = $cpu" "$out" || { cat "$out"; fail "gdb: panic_cpu is not $cpu in the dump"; }
-	note "gdb: $(grep -c '^#' "$out") frames, threads: $(grep -cE '^[* ] +[0-9]+ +LWP' "$out")"
+	note "gdb: $(grep -c '^#' "$out") frames, threads: $(grep -cE '^[* ] +[0-9]+ +(LWP|process) ' "$out")"
 }
 
 # check_dmesg PANIC_REGEX: makedumpfile extracts the kernel log through
