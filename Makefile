@@ -9,7 +9,7 @@ FRAGS   := configs/qemu-guest.config
 KERNEL  := $(KOBJ)/arch/x86/boot/bzImage
 INITRD  := $(BUILD)/initramfs.cpio.gz
 
-.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series series-check bench bench-kdump clean
+.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series series-check series-verify bench bench-kdump clean
 
 all: kernel tools
 
@@ -23,7 +23,7 @@ kernel: tree
 	@scripts/build-kernel.sh $(KSRC) $(KOBJ) $(FRAGS)
 
 tools:
-	@$(MAKE) -s -C tools/savecore
+	@$(MAKE) -s -C tools/diskdump
 
 initramfs: deps
 	@scripts/mk-initramfs.sh $(INITRD)
@@ -48,11 +48,15 @@ demo: kernel initramfs tools
 
 # the upstream series: git format-patch output in build/series/out
 series: deps
-	@scripts/mk-series.sh $(BUILD)/series/out
+	@scripts/series.sh mail $(BUILD)/series/out
 
 # ... and build the kernel after each of its patches
 series-check: kernel
-	@scripts/mk-series.sh $(BUILD)/series/out --build
+	@scripts/series.sh mail $(BUILD)/series/out --build
+
+# patches/, patches/files and the mailed series agree (also in make lint)
+series-verify: deps
+	@scripts/series.sh check
 
 # benchmarks, not part of make check
 bench: deps
@@ -65,4 +69,4 @@ bench-kdump: deps
 
 clean:
 	rm -rf $(BUILD)
-	$(MAKE) -s -C tools/savecore clean
+	$(MAKE) -s -C tools/diskdump clean

@@ -34,12 +34,21 @@ for p in $(grep -v '^#' "$top/patches/series"); do
 	fi
 done
 
+# patches/ is what quilt refresh writes, patches/files places every new
+# file, and the mailed series gives the same tree as quilt.
+if out=$("$top/scripts/series.sh" check 2>&1); then
+	ok "$(echo "$out" | tail -1)"
+else
+	echo "$out" | tail -30
+	bad "series.sh check: patches/, patches/files and the mailed series agree"
+fi
+
 # The upstream series (make series): checkpatch --strict on each patch as
 # it would be mailed.  Ignored: AVOID_BUG (the DISKDUMP_TEST hook that must
 # BUG()) and, in the tools patch only, CAMELCASE for PRIu64 and Elf64_*,
 # names from <inttypes.h> and <elf.h>.
 series=$top/build/series/out
-if out=$("$top/scripts/mk-series.sh" "$series" 2>&1); then
+if out=$("$top/scripts/series.sh" mail "$series" 2>&1); then
 	ok "make series: $(echo "$out" | tail -1)"
 	for p in "$series"/0*.patch; do
 		ign=AVOID_BUG
@@ -52,7 +61,7 @@ if out=$("$top/scripts/mk-series.sh" "$series" 2>&1); then
 		fi
 	done
 	if [ "${LINT_SERIES_BUILD:-1}" = 1 ]; then
-		if out=$("$top/scripts/mk-series.sh" "$series" --build 2>&1); then
+		if out=$("$top/scripts/series.sh" mail "$series" --build 2>&1); then
 			echo "$out" | grep -E '^(  builds after|not ok - )'
 			ok "every patch of the series builds on its own"
 		else
@@ -67,17 +76,17 @@ else
 fi
 
 # The tools' scripts parse, and their man pages render without warnings.
-for f in tools/savecore/diskdumpctl tools/savecore/diskdump.init; do
+for f in tools/diskdump/diskdumpctl tools/diskdump/diskdump.init; do
 	if out=$(sh -n "$top/$f" 2>&1); then ok "sh -n $f"; else echo "$out"; bad "sh -n $f"; fi
 done
 # The systemd unit: systemd-analyze verify, where the only complaint may be
 # that diskdumpctl is not installed on this build machine.
 if command -v systemd-analyze >/dev/null; then
-	out=$(systemd-analyze verify --man=no "$top/tools/savecore/diskdump.service" 2>&1 |
+	out=$(systemd-analyze verify --man=no "$top/tools/diskdump/diskdump.service" 2>&1 |
 		grep -v 'Command /usr/sbin/diskdumpctl is not executable')
 	if [ -z "$out" ]; then ok "systemd-analyze verify diskdump.service"; else echo "$out"; bad "systemd-analyze verify diskdump.service"; fi
 fi
-for m in "$top"/tools/savecore/man/*.8; do
+for m in "$top"/tools/diskdump/man/*.8; do
 	if out=$(groff -man -Tutf8 -ww -z "$m" 2>&1) && [ -z "$out" ]; then
 		ok "groff -ww $(basename "$m")"
 	else

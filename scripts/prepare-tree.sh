@@ -5,7 +5,8 @@
 #
 # DESTDIR is (re)created from /usr/src/linux-source-6.12.tar.xz whenever the
 # tarball or the patch series changed since the last run; then the series in
-# patches/ is applied with no fuzz allowed, and the project's new files
+# patches/ is pushed with quilt, no fuzz allowed (edit it there: quilt push,
+# quilt edit, quilt refresh; see patches/README), and the project's new files
 # (drivers/, include/, kernel/, Documentation/) are copied in.  Files whose
 # content did not change keep their timestamps, so kbuild rebuilds only what
 # was touched.
@@ -32,6 +33,18 @@ stamp_of_series() {
 }
 want=$(stamp_of_series)
 
+# A tree being edited with quilt must have its work refreshed into
+# patches/ before it is laid anew.
+if [ -d "$dest/.pc" ]; then
+	export QUILTRC=$top/patches/quiltrc
+	if [ -n "$(cd "$dest" && quilt unapplied 2>/dev/null)" ]; then
+		die "$dest: not every patch is pushed (quilt push -a there first)"
+	fi
+	if [ -n "$(cd "$dest" && quilt diff -z 2>/dev/null)" ]; then
+		die "$dest: changes not refreshed into patches/ (quilt refresh there first)"
+	fi
+fi
+
 if [ ! -f "$dest/.diskdump-series" ] || [ "$(cat "$dest/.diskdump-series")" != "$want" ]; then
 	echo "prepare-tree: extracting a pristine tree into $dest" >&2
 	rm -rf "$dest.tmp"
@@ -44,17 +57,13 @@ if [ ! -f "$dest/.diskdump-series" ] || [ "$(cat "$dest/.diskdump-series")" != "
 			[ ! -e "$dest.tmp/$f" ] || die "$f exists in the pristine tree"
 		done
 	done
-	for p in $(grep -v '^#' "$top/patches/series"); do
-		[ -f "$top/patches/$p" ] || die "series names missing patch $p"
-		if ! out=$(patch -d "$dest.tmp" -p1 --fuzz=0 --no-backup-if-mismatch -N <"$top/patches/$p" 2>&1); then
-			echo "$out" >&2
-			die "patch $p does not apply"
-		fi
-		if echo "$out" | grep -qi 'fuzz'; then
-			echo "$out" >&2
-			die "patch $p applies only with fuzz"
-		fi
-	done
+	# quilt applies the series (no fuzz: patches/quiltrc), so that the
+	# tree can be edited with quilt and the work refreshed into patches/.
+	ln -s "$top/patches" "$dest.tmp/patches"
+	if ! out=$(cd "$dest.tmp" && QUILTRC=$top/patches/quiltrc quilt push -a 2>&1); then
+		echo "$out" | tail -20 >&2
+		die "the series does not apply without fuzz"
+	fi
 	echo "$want" >"$dest.tmp/.diskdump-series"
 	rm -rf "$dest"
 	mv "$dest.tmp" "$dest"

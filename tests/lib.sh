@@ -253,7 +253,7 @@ part_sum() {
 # host_format DISK N: diskdumpfmt partition N from the host.
 host_format() {
 	part_out "$1" "$2" "$WORK/part.tmp"
-	tools/savecore/diskdumpfmt -q "$WORK/part.tmp"
+	tools/diskdump/diskdumpfmt -q "$WORK/part.tmp"
 	part_in "$1" "$2" "$WORK/part.tmp"
 	rm -f "$WORK/part.tmp"
 }

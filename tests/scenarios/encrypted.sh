@@ -58,7 +58,7 @@ note "$(cat "$WORK/clear.txt")"
 refused() {
 	local rc=0
 	mkdir -p "$WORK/$1"
-	tools/savecore/savecore -q -k -K "$2" "$3" "$WORK/$1" 2>"$WORK/$1.txt" || rc=$?
+	tools/diskdump/savecore -q -k -K "$2" "$3" "$WORK/$1" 2>"$WORK/$1.txt" || rc=$?
 	[ $rc = "$4" ] || fail "$1: savecore exited $rc, wanted $4"
 	grep -q "$5" "$WORK/$1.txt" || { cat "$WORK/$1.txt"; fail "$1: no '$5' message"; }
 	[ -z "$(find "$WORK/$1" -type f)" ] || fail "$1: savecore wrote files"
@@ -75,7 +75,7 @@ printf '\xff' | dd of="$WORK/tampered" bs=1 seek="$off" conv=notrunc status=none
 cmp -s "$enc" "$WORK/tampered" && fail "the tampered copy is identical"
 refused tamper "$WORK/key.pem" "$WORK/tampered" 4 "integrity check failed"
 # the right key: decoded, and the pattern is there, byte for byte
-tools/savecore/savecore -q -k -K "$WORK/key.pem" "$enc" "$WORK/out/crash/decoded" ||
+tools/diskdump/savecore -q -k -K "$WORK/key.pem" "$enc" "$WORK/out/crash/decoded" ||
 	fail "savecore -K could not decode the dump"
 vmcore=$(the_vmcore)
 python3 tests/check-vmcore.py "$vmcore" --pattern "$WORK/out/pattern.txt" --cpus 1 \

@@ -15,9 +15,9 @@ mkdir -p "$WORK/host" "$WORK/hostkd"
 t0=$(date +%s.%N)
 dd if="$WORK/part.img" of="$WORK/dd.out" bs=1M conv=fsync status=none
 t1=$(date +%s.%N)
-tools/savecore/savecore -q -k "$WORK/part.img" "$WORK/host" || fail "host savecore (ELF) failed"
+tools/diskdump/savecore -q -k "$WORK/part.img" "$WORK/host" || fail "host savecore (ELF) failed"
 t2=$(date +%s.%N)
-tools/savecore/savecore -q -k -F kdump "$WORK/part.img" "$WORK/hostkd" || fail "host savecore (kdump) failed"
+tools/diskdump/savecore -q -k -F kdump "$WORK/part.img" "$WORK/hostkd" || fail "host savecore (kdump) failed"
 t3=$(date +%s.%N)
 rm -f "$WORK/dd.out"
 mb=$(($(stat -c %s "$WORK/part.img") >> 20))
@@ -33,7 +33,7 @@ check_crash ddpattern
 # file's tasks (the unit tests check every page of both).
 for z in lzo zstd; do
 	mkdir -p "$WORK/host-$z"
-	tools/savecore/savecore -q -k -F kdump -Z "$z" "$WORK/part.img" "$WORK/host-$z" ||
+	tools/diskdump/savecore -q -k -F kdump -Z "$z" "$WORK/part.img" "$WORK/host-$z" ||
 		fail "host savecore -F kdump -Z $z failed"
 done
 lzo=$(find "$WORK/host-lzo" -name vmcore)

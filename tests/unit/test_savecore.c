@@ -24,8 +24,8 @@
 #include <openssl/rsa.h>
 #include <openssl/x509.h>
 
-#include "../../tools/savecore/ddcore.h"
-#include "../../tools/savecore/savecore.h"
+#include "../../tools/diskdump/ddcore.h"
+#include "../../tools/diskdump/savecore.h"
 
 int savecore_main(int argc, char **argv);
 
