@@ -120,6 +120,7 @@ static struct {
 	u64 timers_run;
 	u64 tasklets_run;
 	u64 unreadable_pages;
+	u64 verify_ns;		/* comparing blocks with the format */
 	bool irqs_seen_on;
 	struct poly1305_desc_ctx mac;	/* of an encrypted dump */
 } dds;
@@ -328,6 +329,9 @@ static void dd_encrypt(struct disk_dump_partition *part, unsigned long block,
 static void dd_mac_init(struct disk_dump_partition *part);
 static unsigned long select_pages(void);
 static unsigned long dd_excluded(unsigned long pfn);
+static int dd_fmt_mismatch(const void *block, unsigned long block_nr,
+			   unsigned long nr_blocks);
+static void dd_report_mismatch(const void *block, unsigned long blk, int off);
 
 /* The functions that run at panic time, whose code the checksum covers. */
 static const void *const dd_panic_code[] = {
@@ -335,7 +339,7 @@ static const void *const dd_panic_code[] = {
 	write_pages, diskdump_udelay, diskdump_mod_timer, diskdump_del_timer,
 	diskdump_tasklet_schedule, diskdump_run_timers, diskdump_run_tasklets,
 	select_pages, dd_excluded, dd_write_data, dd_encrypt, dd_mac_init,
-	write_header, write_bitmaps,
+	write_header, write_bitmaps, dd_fmt_mismatch, dd_report_mismatch,
 #ifdef CONFIG_DISKDUMP_ENCRYPT
 	chacha_crypt_generic, poly1305_update_generic, poly1305_final_generic,
 #endif
@@ -476,26 +480,70 @@ static int dd_write_data(struct disk_dump_partition *part, unsigned long block,
 	return ret;
 }
 
-static bool fmt_block_ok(const void *block, unsigned long block_nr)
+/**
+ * dd_fmt_mismatch - where a block differs from its formatted content
+ * @block: the block as read from the partition
+ * @block_nr: its index in the partition
+ * @nr_blocks: the partition's size in blocks
+ *
+ * Every byte of a formatted block is determined by its index (see the
+ * uapi header), so one sector that anything else wrote, zeros included,
+ * shows here.
+ *
+ * Return: the offset of the first byte that differs, or -1 if none does.
+ */
+static int dd_fmt_mismatch(const void *block, unsigned long block_nr,
+			   unsigned long nr_blocks)
+{
+	const struct diskdump_fmt_block *fb = block;
+	const u64 *word = block;
+	unsigned int i;
+
+	if (memcmp(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN))
+		return offsetof(struct diskdump_fmt_block, magic);
+	if (fb->endian != DISKDUMP_ENDIAN_MARK)
+		return offsetof(struct diskdump_fmt_block, endian);
+	if (fb->block_size != DISKDUMP_BLOCK_SIZE)
+		return offsetof(struct diskdump_fmt_block, block_size);
+	if (fb->block_nr != block_nr)
+		return offsetof(struct diskdump_fmt_block, block_nr);
+	if (fb->nr_blocks != nr_blocks)
+		return offsetof(struct diskdump_fmt_block, nr_blocks);
+	if (fb->version != DISKDUMP_FMT_VERSION)
+		return offsetof(struct diskdump_fmt_block, version);
+	if (fb->pad)
+		return offsetof(struct diskdump_fmt_block, pad);
+	for (i = DISKDUMP_FMT_HDR_WORDS; i < DISKDUMP_BLOCK_SIZE / 8; i++)
+		if (word[i] != diskdump_fmt_word(block_nr, i))
+			return i * 8;
+	return -1;
+}
+
+/* Say why block @blk of @part is refused. */
+static void dd_report_mismatch(const void *block, unsigned long blk, int off)
 {
 	const struct diskdump_fmt_block *fb = block;
 
-	return !memcmp(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN) &&
-	       fb->endian == DISKDUMP_ENDIAN_MARK &&
-	       fb->block_size == DISKDUMP_BLOCK_SIZE &&
-	       fb->block_nr == block_nr;
+	if (off == offsetof(struct diskdump_fmt_block, version) && !fb->version)
+		pr_emerg("block %lu has diskdump format version 1: run diskdumpfmt again\n",
+			 blk);
+	else
+		pr_emerg("block %lu is not a formatted dump block (byte %d differs): not writing here\n",
+			 blk, off);
 }
 
 /*
- * Read every block of the partition and check that it carries the format
- * signature with its own index.  A filesystem, a swap area or a dump that
- * savecore has not saved yet fails here, and is left untouched.
+ * Read every block of the partition and check that every byte of it is
+ * what the format puts there.  A filesystem, a swap area, a dump that
+ * savecore has not saved yet, or one sector written over, fails here, and
+ * the partition is left untouched.
  */
 static int check_signatures(struct disk_dump_partition *part)
 {
 	unsigned long nr_blocks = part_blocks(part), blk, i;
 	unsigned int chunk = io_blocks(part);
-	int ret;
+	u64 start;
+	int ret, off;
 
 	for (blk = 0; blk < nr_blocks; blk += chunk) {
 		unsigned int n = min_t(unsigned long, chunk, nr_blocks - blk);
@@ -505,13 +553,17 @@ static int check_signatures(struct disk_dump_partition *part)
 			pr_emerg("read error %d at block %lu\n", ret, blk);
 			return ret;
 		}
+		start = ktime_get_mono_fast_ns();
 		for (i = 0; i < n; i++) {
-			if (!fmt_block_ok(dd.io_buf + i * PAGE_SIZE, blk + i)) {
-				pr_emerg("block %lu is not a formatted dump block: not writing here\n",
-					 blk + i);
+			void *block = dd.io_buf + i * PAGE_SIZE;
+
+			off = dd_fmt_mismatch(block, blk + i, nr_blocks);
+			if (off >= 0) {
+				dd_report_mismatch(block, blk + i, off);
 				return -EILSEQ;
 			}
 		}
+		dds.verify_ns += ktime_get_mono_fast_ns() - start;
 	}
 	return 0;
 }
@@ -808,6 +860,7 @@ static int write_dump(struct disk_dump_partition *part, const char *msg,
 
 	fill_header(hdr, part, msg);
 	hdr->check_ns = check_ns;
+	hdr->verify_ns = dds.verify_ns;
 	/*
 	 * The notes first: collect_notes() zeroes the note buffer, whose
 	 * pages must not change after select_pages() has seen them.
@@ -862,6 +915,11 @@ static int dump_one_partition(struct disk_dump_partition *part,
 		 MAJOR(part->devt), MINOR(part->devt),
 		 (unsigned long long)part->nr_sects,
 		 (unsigned long long)part->start_sect);
+	/* A partition resized since it was armed: its blocks may be another's. */
+	if (bdev_nr_sectors(file_bdev(part->bdev_file)) != part->nr_sects) {
+		pr_emerg("the partition was resized since it was armed: not writing here\n");
+		return -ESTALE;
+	}
 	ret = ops->sanity_check(part->dev);
 	if (ret) {
 		pr_emerg("sanity check failed (%d)\n", ret);
@@ -876,12 +934,14 @@ static int dump_one_partition(struct disk_dump_partition *part,
 	pr_emerg("quiesced in %llu ms\n",
 		 div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_MSEC));
 	start = ktime_get_mono_fast_ns();
+	dds.verify_ns = 0;
 	ret = check_signatures(part);
 	if (ret)
 		return ret;
 	check_ns = ktime_get_mono_fast_ns() - start;
-	pr_emerg("signature check: %lu blocks in %llu ms\n", part_blocks(part),
-		 div_u64(check_ns, NSEC_PER_MSEC));
+	pr_emerg("signature check: %lu blocks in %llu ms (%llu ms comparing)\n",
+		 part_blocks(part), div_u64(check_ns, NSEC_PER_MSEC),
+		 div_u64(dds.verify_ns, NSEC_PER_MSEC));
 	ret = write_dump(part, msg, check_ns);
 	if (ops->shutdown(part->dev) && !ret)
 		ret = -EIO;
@@ -1130,6 +1190,105 @@ static void remove_partition(struct disk_dump_partition *part)
 
 static int diskdump_holder;
 
+/* Read block @blk of @bdev into @page from the disk, not the page cache. */
+static int dd_read_block_sync(struct block_device *bdev, unsigned long blk,
+			      struct page *page)
+{
+	struct bio_vec bvec;
+	struct bio bio;
+	int ret;
+
+	bio_init(&bio, bdev, &bvec, 1, REQ_OP_READ);
+	bio.bi_iter.bi_sector = (sector_t)blk << (PAGE_SHIFT - SECTOR_SHIFT);
+	__bio_add_page(&bio, page, PAGE_SIZE, 0);
+	ret = submit_bio_wait(&bio);
+	bio_uninit(&bio);
+	return ret;
+}
+
+static void dd_report_dump_header(struct block_device *bdev,
+				  const struct diskdump_header *hdr)
+{
+	if (hdr->flags & DISKDUMP_FLAG_SAVED)
+		pr_err("%pg holds a crash dump that savecore saved but did not format again: run savecore on it\n",
+		       bdev);
+	else
+		pr_err("%pg holds a crash dump that savecore has not saved: not arming it\n",
+		       bdev);
+}
+
+/*
+ * Before arming: the first and the last block must be formatted, so that a
+ * partition named by mistake (a file system, a dump not saved yet, a
+ * format that was interrupted, which leaves block 0 for last) is refused
+ * now, with a reason, rather than at panic.  The panic-time check still
+ * reads every block.
+ *
+ * Return: 0, -EMEDIUMTYPE (not formatted, said why), or a read error.
+ */
+static int dd_check_formatted(struct block_device *bdev,
+			      unsigned long nr_blocks)
+{
+	unsigned long blks[2] = { 0, nr_blocks - 1 };
+	struct page *page = alloc_page(GFP_KERNEL);
+	const struct diskdump_fmt_block *fb;
+	int i, off, ret = 0;
+
+	if (!page)
+		return -ENOMEM;
+	fb = page_address(page);
+	for (i = 0; i < ARRAY_SIZE(blks) && !ret; i++) {
+		ret = dd_read_block_sync(bdev, blks[i], page);
+		if (ret) {
+			pr_err("%pg: read error %d at block %lu\n", bdev, ret, blks[i]);
+			break;
+		}
+		off = dd_fmt_mismatch(fb, blks[i], nr_blocks);
+		if (off < 0)
+			continue;
+		ret = -EMEDIUMTYPE;
+		if (!memcmp(fb->magic, DISKDUMP_HDR_MAGIC, DISKDUMP_MAGIC_LEN))
+			dd_report_dump_header(bdev, page_address(page));
+		else if (!memcmp(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN) &&
+			 !fb->version)
+			pr_err("%pg has diskdump format version 1: run diskdumpfmt on it again\n",
+			       bdev);
+		else if (off == offsetof(struct diskdump_fmt_block, nr_blocks))
+			pr_err("%pg was formatted with %llu blocks and has %lu now: run diskdumpfmt on it again\n",
+			       bdev, fb->nr_blocks, nr_blocks);
+		else
+			pr_err("%pg is not formatted for diskdump (block %lu, byte %d): not arming it; see diskdumpfmt(8)\n",
+			       bdev, blks[i], off);
+	}
+	__free_page(page);
+	return ret;
+}
+
+/*
+ * Check the format of @devt before taking the configuration lock: the
+ * reads may take long on a failing disk, and while the configuration is
+ * being changed a panic dumps nowhere.  What changes between this and the
+ * exclusive open in add_partition() is caught by the panic-time check.
+ */
+static int dd_check_device_formatted(dev_t devt)
+{
+	struct block_device *bdev;
+	unsigned long nr_blocks;
+	struct file *file;
+	int ret = 0;
+
+	file = bdev_file_open_by_dev(devt, BLK_OPEN_READ, NULL, NULL);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	bdev = file_bdev(file);
+	nr_blocks = bdev_nr_sectors(bdev) >> (PAGE_SHIFT - SECTOR_SHIFT);
+	/* too small, or sectors too large: add_partition() says so */
+	if (nr_blocks && bdev_logical_block_size(bdev) <= PAGE_SIZE)
+		ret = dd_check_formatted(bdev, nr_blocks);
+	fput(file);
+	return ret;
+}
+
 static int add_partition(dev_t devt)
 {
 	struct disk_dump_partition *part;
@@ -1194,11 +1353,15 @@ out_put:
 	return ret;
 }
 
-/* Parse "/dev/NAME" or "MAJOR:MINOR". */
+/*
+ * Parse "/dev/NAME" (symbolic links such as /dev/disk/by-id/... are
+ * followed) or "MAJOR:MINOR".
+ */
 static int parse_device(const char *name, dev_t *devt)
 {
 	unsigned int maj, min;
 	char end;
+
 
 	if (sscanf(name, "%u:%u%c", &maj, &min, &end) == 2) {
 		*devt = MKDEV(maj, min);
@@ -1418,6 +1581,15 @@ static int diskdump_command(char *line)
 	if (ret) {
 		pr_err("%s: not a block device (%d)\n", arg, ret);
 		return ret;
+	}
+
+	if (!strcmp(cmd, "add")) {
+		ret = dd_check_device_formatted(devt);
+		if (ret) {
+			if (ret != -EMEDIUMTYPE)
+				pr_err("%s: cannot read it (%d)\n", arg, ret);
+			return ret;
+		}
 	}
 
 	mutex_lock(&diskdump_mutex);

@@ -178,19 +178,61 @@ static void dd_test_checksum_sees_corruption(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, good, again);
 }
 
+/* A block as diskdumpfmt writes it: block @nr of @nr_blocks. */
+static void dd_test_fill_fmt(struct diskdump_fmt_block *fb, unsigned long nr,
+			     unsigned long nr_blocks)
+{
+	u64 *word = (u64 *)fb;
+	unsigned int i;
+
+	memset(fb, 0, PAGE_SIZE);
+	memcpy(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN);
+	fb->endian = DISKDUMP_ENDIAN_MARK;
+	fb->block_size = DISKDUMP_BLOCK_SIZE;
+	fb->block_nr = nr;
+	fb->nr_blocks = nr_blocks;
+	fb->version = DISKDUMP_FMT_VERSION;
+	for (i = DISKDUMP_FMT_HDR_WORDS; i < DISKDUMP_BLOCK_SIZE / 8; i++)
+		word[i] = diskdump_fmt_word(nr, i);
+}
+
 static void dd_test_fmt_block(struct kunit *test)
 {
 	struct diskdump_fmt_block *fb = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, fb);
-	memcpy(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN);
-	fb->endian = DISKDUMP_ENDIAN_MARK;
-	fb->block_size = DISKDUMP_BLOCK_SIZE;
-	fb->block_nr = 5;
-	KUNIT_EXPECT_TRUE(test, fmt_block_ok(fb, 5));
-	KUNIT_EXPECT_FALSE(test, fmt_block_ok(fb, 6));
+	dd_test_fill_fmt(fb, 5, 100);
+	KUNIT_EXPECT_EQ(test, dd_fmt_mismatch(fb, 5, 100), -1);
+	KUNIT_EXPECT_GE(test, dd_fmt_mismatch(fb, 6, 100), 0);
+	KUNIT_EXPECT_GE(test, dd_fmt_mismatch(fb, 5, 101), 0);
 	fb->magic[0] = 'X';
-	KUNIT_EXPECT_FALSE(test, fmt_block_ok(fb, 5));
+	KUNIT_EXPECT_EQ(test, dd_fmt_mismatch(fb, 5, 100), 0);
+	/* format version 1: the struct, version 0, then zeros */
+	dd_test_fill_fmt(fb, 5, 100);
+	memset((char *)fb + offsetof(struct diskdump_fmt_block, version), 0,
+	       PAGE_SIZE - offsetof(struct diskdump_fmt_block, version));
+	KUNIT_EXPECT_EQ(test, dd_fmt_mismatch(fb, 5, 100),
+			(int)offsetof(struct diskdump_fmt_block, version));
+}
+
+/* Zeros or one changed byte in any 512-byte sector of a block show. */
+static void dd_test_fmt_every_sector(struct kunit *test)
+{
+	struct diskdump_fmt_block *fb = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	char *b = (char *)fb;
+	unsigned int sect;
+
+	KUNIT_ASSERT_NOT_NULL(test, fb);
+	for (sect = 0; sect < PAGE_SIZE / SECTOR_SIZE; sect++) {
+		dd_test_fill_fmt(fb, 12345, 1 << 20);
+		memset(b + sect * SECTOR_SIZE, 0, SECTOR_SIZE);
+		KUNIT_EXPECT_EQ(test, dd_fmt_mismatch(fb, 12345, 1 << 20),
+				(int)(sect * SECTOR_SIZE));
+		dd_test_fill_fmt(fb, 12345, 1 << 20);
+		b[sect * SECTOR_SIZE + SECTOR_SIZE - 1] ^= 0x80;
+		KUNIT_EXPECT_EQ(test, dd_fmt_mismatch(fb, 12345, 1 << 20),
+				(int)(sect * SECTOR_SIZE + SECTOR_SIZE - 8));
+	}
 }
 
 static struct kunit_case diskdump_test_cases[] = {
@@ -202,6 +244,7 @@ static struct kunit_case diskdump_test_cases[] = {
 	KUNIT_CASE(dd_test_tasklet_diverted),
 	KUNIT_CASE(dd_test_checksum_sees_corruption),
 	KUNIT_CASE(dd_test_fmt_block),
+	KUNIT_CASE(dd_test_fmt_every_sector),
 	{}
 };
 

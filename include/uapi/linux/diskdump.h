@@ -3,10 +3,16 @@
  * On-disk format of a diskdump partition, shared by the kernel and savecore.
  *
  * A dump partition is a sequence of blocks of DISKDUMP_BLOCK_SIZE bytes.
- * Formatted and empty, every block starts with a struct diskdump_fmt_block
- * naming its own index; the kernel refuses to write to a partition unless
- * every block it checks carries that signature, so it never overwrites a
- * filesystem or a dump that savecore has not saved yet.
+ * Formatted and empty, every byte of a block is determined by the block's
+ * index: a struct diskdump_fmt_block naming the index, then the 64-bit
+ * words diskdump_fmt_word(index, i).  The kernel refuses to write a block
+ * unless every byte of it is what the format says, so it never overwrites
+ * a filesystem, a dump that savecore has not saved yet, or a single sector
+ * that anything else wrote there, zeros included.  Every word of a formatted
+ * partition is different from every other (the words are a bijection of
+ * (index, i)), so no sector of it is all zeros and none is a copy of
+ * another.  Version 1 of the format wrote the struct and zeros; it is
+ * refused, and diskdumpfmt formats such a partition again.
  *
  * After a crash the partition holds:
  *
@@ -45,6 +51,7 @@
 #define DISKDUMP_MAGIC_LEN	8
 #define DISKDUMP_ENDIAN_MARK	0x01020304U
 #define DISKDUMP_HDR_VERSION	1
+#define DISKDUMP_FMT_VERSION	2
 
 /* struct diskdump_header.status */
 #define DISKDUMP_STATUS_WRITING		1	/* dump started, not finished */
@@ -55,6 +62,12 @@
 #define DISKDUMP_FLAG_TRUNCATED	0x1	/* the partition is smaller than the dump */
 #define DISKDUMP_FLAG_IO_ERROR	0x2	/* a write failed part way */
 #define DISKDUMP_FLAG_IRQS_ON	0x4	/* interrupts were found on while dumping */
+/*
+ * Set by savecore, never by the kernel: the dump is saved, and the
+ * partition is being formatted again (block 0 last).  A format cut short
+ * leaves this header, so the next savecore only finishes the format.
+ */
+#define DISKDUMP_FLAG_SAVED	0x8
 
 /* Dump level: classes of pages left out, as makedumpfile's -d bits. */
 #define DISKDUMP_EXCLUDE_ZERO		0x01	/* pages of zeroes */
@@ -83,9 +96,12 @@
  * @endian: DISKDUMP_ENDIAN_MARK
  * @block_size: DISKDUMP_BLOCK_SIZE
  * @block_nr: index of this block within the partition
- * @nr_blocks: number of blocks the formatter wrote
+ * @nr_blocks: number of blocks of the partition when it was formatted
+ * @version: DISKDUMP_FMT_VERSION (0 in a block of format version 1)
+ * @pad: zero
  *
- * The rest of the block is zero.
+ * The rest of the block, from 64-bit word DISKDUMP_FMT_HDR_WORDS on, is
+ * word i = diskdump_fmt_word(@block_nr, i), in the machine's byte order.
  */
 struct diskdump_fmt_block {
 	char	magic[DISKDUMP_MAGIC_LEN];
@@ -93,7 +109,25 @@ struct diskdump_fmt_block {
 	__u32	block_size;
 	__u64	block_nr;
 	__u64	nr_blocks;
+	__u32	version;
+	__u32	pad;
 };
+
+#define DISKDUMP_FMT_HDR_WORDS	(sizeof(struct diskdump_fmt_block) / 8)
+#define DISKDUMP_FMT_MULT	0x9e3779b97f4a7c15ULL	/* odd: a bijection */
+#define DISKDUMP_FMT_SEED	0x444446524d415432ULL
+
+/**
+ * diskdump_fmt_word - word @i of formatted block @block_nr
+ * @block_nr: index of the block within the partition (below 2^55)
+ * @i: index of the 64-bit word within the block
+ *
+ * Return: the word the format puts there.
+ */
+static __inline__ __u64 diskdump_fmt_word(__u64 block_nr, __u32 i)
+{
+	return ((block_nr << 9 | i) * DISKDUMP_FMT_MULT) ^ DISKDUMP_FMT_SEED;
+}
 
 /**
  * struct diskdump_header - block 0 of a partition that holds a dump
@@ -130,6 +164,7 @@ struct diskdump_fmt_block {
  * @tasklets_run: tasklets diskdump ran while dumping
  * @unreadable_pages: pages that faulted when read (written as 0xdd bytes)
  * @check_ns: time the signature check of this partition took
+ * @verify_ns: of @check_ns, the time spent comparing blocks with the format
  * @write_ns: time from the first header write to the last page write
  * @reserved: zero
  * @sysname: utsname sysname of the dumped kernel
@@ -182,7 +217,8 @@ struct diskdump_header {
 	__u64	unreadable_pages;
 	__u64	check_ns;
 	__u64	write_ns;
-	__u64	reserved[3];
+	__u64	verify_ns;
+	__u64	reserved[2];
 	char	sysname[DISKDUMP_UTS_LEN];
 	char	nodename[DISKDUMP_UTS_LEN];
 	char	release[DISKDUMP_UTS_LEN];
