@@ -1353,15 +1353,55 @@ out_put:
 	return ret;
 }
 
+struct dd_partuuid {
+	const char *uuid;
+	dev_t devt;
+	unsigned int found;
+};
+
+static int dd_match_partuuid(struct device *dev, void *data)
+{
+	struct block_device *bdev = dev_to_bdev(dev);
+	struct dd_partuuid *want = data;
+
+	if (bdev->bd_meta_info && bdev->bd_meta_info->uuid[0] &&
+	    !strcasecmp(bdev->bd_meta_info->uuid, want->uuid)) {
+		want->devt = dev->devt;
+		want->found++;
+	}
+	return 0;
+}
+
 /*
- * Parse "/dev/NAME" (symbolic links such as /dev/disk/by-id/... are
- * followed) or "MAJOR:MINOR".
+ * The partition whose partition table entry has this UUID, as root= takes
+ * it; but a UUID that two partitions share (a cloned disk) names none.
+ */
+static int lookup_partuuid(const char *uuid, dev_t *devt)
+{
+	struct dd_partuuid want = { .uuid = uuid };
+
+	if (!*uuid)
+		return -EINVAL;
+	class_for_each_device(&block_class, NULL, &want, dd_match_partuuid);
+	if (!want.found)
+		return -ENODEV;
+	if (want.found > 1)
+		return -ENOTUNIQ;
+	*devt = want.devt;
+	return 0;
+}
+
+/*
+ * Parse "/dev/NAME" (symbolic links such as /dev/disk/by-partuuid/... are
+ * followed), "PARTUUID=UUID" or "MAJOR:MINOR".
  */
 static int parse_device(const char *name, dev_t *devt)
 {
 	unsigned int maj, min;
 	char end;
 
+	if (!strncmp(name, "PARTUUID=", 9))
+		return lookup_partuuid(name + 9, devt);
 
 	if (sscanf(name, "%u:%u%c", &maj, &min, &end) == 2) {
 		*devt = MKDEV(maj, min);
@@ -1563,7 +1603,7 @@ static int diskdump_command(char *line)
 	arg = line ? strim(line) : NULL;
 	extra = arg ? strpbrk(arg, " \t") : NULL;
 	if (!cmd || !*cmd || !arg || !*arg || extra) {
-		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME or MAJOR:MINOR), 'level N', 'key HEX' or 'key none'\n");
+		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'key HEX' or 'key none'\n");
 		return -EINVAL;
 	}
 	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test"))
@@ -1578,6 +1618,10 @@ static int diskdump_command(char *line)
 		return -EINVAL;
 	}
 	ret = parse_device(arg, &devt);
+	if (ret == -ENOTUNIQ) {
+		pr_err("%s: more than one partition has this UUID\n", arg);
+		return ret;
+	}
 	if (ret) {
 		pr_err("%s: not a block device (%d)\n", arg, ret);
 		return ret;
