@@ -41,6 +41,10 @@ step "fuzz (savecore's dump parser, bounded)"
 make -s -C tests/unit fuzz 2>&1 | tee "$log/fuzz.txt" | tail -3
 count "$log/fuzz.txt" fuzz
 
+step "diskdumpfmt on real signatures (host images, loop devices)"
+make -s -C tests/unit host 2>&1 | tee "$log/host.txt" | grep -vE '^ok '
+count "$log/host.txt" host
+
 step "lint"
 # The build of the series after each patch (make lint, make series-check)
 # costs a kernel build and a half; make check leaves it out to stay within

@@ -12,6 +12,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -186,7 +193,7 @@ static int load(struct img *im, struct dd_dump *d, char *why)
 	struct dd_dev dev;
 	int ret;
 
-	if (dd_open(&dev, im->path, false))
+	if (dd_open(&dev, im->path, 0))
 		return -100;
 	ret = dd_load(&dev, d, why, 256);
 	dd_close(&dev);
@@ -209,7 +216,7 @@ static char *save_as(struct img *im, int how, size_t *len)
 	char *buf;
 	int fd, ret;
 
-	if (dd_open(&dev, im->path, false) || dd_load(&dev, &d, why, sizeof(why)) ||
+	if (dd_open(&dev, im->path, 0) || dd_load(&dev, &d, why, sizeof(why)) ||
 	    (how < 0 && dd_plan_segments(&dev, &d)))
 		return NULL;
 	snprintf(out, sizeof(out), "%s.%s", im->path, how < 0 ? "elf" : "kdump");
@@ -272,28 +279,32 @@ static int test_fmt_block_roundtrip(void)
 	char b[BS];
 
 	dd_fill_fmt_block(b, 7, 100);
-	CHECK(dd_is_fmt_block(b, 7));
-	CHECK(!dd_is_fmt_block(b, 8));
+	CHECK(dd_fmt_block_check(b, 7, 100) == DD_FMT_OK);
+	CHECK(dd_fmt_block_check(b, 8, 100) == DD_FMT_BAD);
+	CHECK(dd_fmt_block_check(b, 7, 101) == DD_FMT_BAD);	/* another partition size */
 	b[0] ^= 1;
-	CHECK(!dd_is_fmt_block(b, 7));
+	CHECK(dd_fmt_block_check(b, 7, 100) == DD_FMT_BAD);
 	return 0;
 }
 
-static int test_foreign_signatures(void)
+/* libblkid names what is there: a real ext4, nothing on zeros. */
+static int test_signatures(void)
 {
-	static unsigned char buf[128 * 1024];
+	struct dd_signature sigs[4];
+	char path[300], cmd[400];
+	int fd;
 
-	memset(buf, 0, sizeof(buf));
-	CHECK(dd_foreign_signature(buf, sizeof(buf)) == NULL);
-	buf[1080] = 0x53;
-	buf[1081] = 0xef;
-	CHECK(strstr(dd_foreign_signature(buf, sizeof(buf)), "ext"));
-	memset(buf, 0, sizeof(buf));
-	memcpy(buf + 4086, "SWAPSPACE2", 10);
-	CHECK(strstr(dd_foreign_signature(buf, sizeof(buf)), "swap"));
-	memset(buf, 0, sizeof(buf));
-	memcpy(buf, DISKDUMP_HDR_MAGIC, 8);
-	CHECK(strstr(dd_foreign_signature(buf, sizeof(buf)), "savecore"));
+	snprintf(path, sizeof(path), "%s/sig.img", tmpdir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && ftruncate(fd, 4 << 20) == 0);
+	close(fd);
+	CHECK(dd_signatures(path, sigs, 4) == 0);
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s 2>/dev/null", path);
+	CHECK(system(cmd) == 0);
+	CHECK(dd_signatures(path, sigs, 4) == 1);
+	CHECK(!strcmp(sigs[0].type, "ext4") && !strcmp(sigs[0].usage, "filesystem"));
+	CHECK(sigs[0].has_offset && sigs[0].offset == 1080);
+	CHECK(dd_signatures("/nonexistent/x", sigs, 4) == -1);
 	return 0;
 }
 
@@ -593,18 +604,20 @@ static int test_empty_and_foreign(void)
 	char why[256], zero[BS] = { 0 };
 	int fd;
 
-	img_init(&im, "empty", 64);
+	img_init(&im, "empty", 600);
 	make_dump(&im);
 	fd = open(im.path, O_RDWR);
-	dd_fill_fmt_block(zero, 0, 64);
+	dd_fill_fmt_block(zero, 0, 600);
 	put(fd, 0, zero, BS);
 	close(fd);
-	CHECK(load(&im, &d, why) == -EX_NODUMP);
+	CHECK(load(&im, &d, why) == -DD_EXIT_NODUMP);
+	CHECK(d.content == DD_EMPTY);
 	fd = open(im.path, O_RDWR);
 	memset(zero, 0, BS);
 	put(fd, 0, zero, BS);
 	close(fd);
-	CHECK(load(&im, &d, why) == -EX_NODUMP);
+	CHECK(load(&im, &d, why) == -DD_EXIT_UNFORMATTED);
+	CHECK(d.content == DD_FOREIGN);
 	CHECK(strstr(why, "not formatted"));
 	return 0;
 }
@@ -622,7 +635,7 @@ static int test_corrupt_headers_are_refused(void)
 
 	im.h.max_pfn = 301;	/* crc no longer matches */
 	rewrite_header(&im, 0);
-	CHECK(load(&im, &d, why) == -EX_CORRUPT);
+	CHECK(load(&im, &d, why) == -DD_EXIT_CORRUPT);
 	CHECK(strstr(why, "checksum"));
 
 	struct { __u64 *field; uint64_t value; const char *what; } cases[] = {
@@ -676,15 +689,15 @@ static int test_savecore_binary_cycle(void)
 	img_init(&im, "cycle", 600);
 	make_dump(&im);
 	snprintf(out, sizeof(out), "%s/crash", tmpdir);
-	CHECK(run(check) == EX_OK);
-	CHECK(run(save) == EX_OK);
+	CHECK(run(check) == DD_EXIT_OK);
+	CHECK(run(save) == DD_EXIT_OK);
 	snprintf(cmd, sizeof(cmd), "ls %s/unit-*/vmcore >/dev/null", out);
 	CHECK(system(cmd) == 0);
 	snprintf(vmcore, sizeof(vmcore), "%s/crash", tmpdir);
 	CHECK(stat(vmcore, &st) == 0 && (st.st_mode & 0777) == 0700);
 	/* formatted again: no dump any more */
-	CHECK(run(check) == EX_NODUMP);
-	CHECK(run(save) == EX_NODUMP);
+	CHECK(run(check) == DD_EXIT_NODUMP);
+	CHECK(run(save) == DD_EXIT_NODUMP);
 	return 0;
 }
 
@@ -700,8 +713,8 @@ static int test_savecore_keeps_corrupt_dump(void)
 	im.h.crc ^= 1;
 	rewrite_header(&im, 0);
 	snprintf(out, sizeof(out), "%s/crash2", tmpdir);
-	CHECK(run(save) == EX_CORRUPT);
-	CHECK(run(check) == EX_CORRUPT);	/* still there, untouched */
+	CHECK(run(save) == DD_EXIT_CORRUPT);
+	CHECK(run(check) == DD_EXIT_CORRUPT);	/* still there, untouched */
 	return 0;
 }
 
@@ -714,39 +727,44 @@ static int test_savecore_no_space(void)
 	img_init(&im, "nospace", 600);
 	make_dump(&im);
 	/* -m 1048576: keep 1 TiB free, which no test machine has */
-	CHECK(run(save) == EX_NOSPACE);
-	CHECK(run(check) == EX_OK);		/* the dump is not lost */
+	CHECK(run(save) == DD_EXIT_NOSPACE);
+	CHECK(run(check) == DD_EXIT_OK);		/* the dump is not lost */
 	return 0;
+}
+
+static int format_ok(int fd, uint64_t blocks)
+{
+	char b[BS];
+
+	for (uint64_t i = 0; i < blocks; i++)
+		if (pread(fd, b, BS, (off_t)(i * BS)) != BS ||
+		    dd_fmt_block_check(b, i, blocks) != DD_FMT_OK)
+			return 0;
+	return 1;
 }
 
 static int test_diskdumpfmt(void)
 {
-	char path[300];
+	char path[300], cmd[400];
 	char *fmt[] = { "./diskdumpfmt", "-q", path, NULL };
 	char *force[] = { "./diskdumpfmt", "-q", "-f", path, NULL };
-	char b[BS], sb[2048] = { 0 };
+	char b[BS];
+	struct stat st;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/fmt.img", tmpdir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	CHECK(fd >= 0 && ftruncate(fd, 40 * BS) == 0);
-	sb[1080] = 0x53;
-	sb[1081] = (char)0xef;
-	CHECK(pwrite(fd, sb, sizeof(sb), 0) == sizeof(sb));
-	CHECK(run(fmt) == EX_ERROR);		/* an ext4 signature: refused */
+	CHECK(fd >= 0 && ftruncate(fd, 256 * BS) == 0);
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s 2>/dev/null", path);
+	CHECK(system(cmd) == 0);
+	CHECK(run(fmt) == DD_EXIT_ERROR);		/* an ext4 file system: refused */
 	CHECK(pread(fd, b, BS, 0) == BS && b[1080] == 0x53);
 	CHECK(fchmod(fd, 0646) == 0);
-	CHECK(run(force) == EX_OK);
-	for (uint64_t i = 0; i < 40; i++) {
-		CHECK(pread(fd, b, BS, (off_t)(i * BS)) == BS);
-		CHECK(dd_is_fmt_block(b, i));
-	}
-	{
-		struct stat st;
-
-		/* formatted: no longer readable or writable by others */
-		CHECK(fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0640);
-	}
+	CHECK(run(force) == DD_EXIT_OK);
+	CHECK(format_ok(fd, 256));
+	/* formatted: no longer readable or writable by others */
+	CHECK(fstat(fd, &st) == 0 && (st.st_mode & 0777) == 0640);
+	CHECK(run(fmt) == DD_EXIT_OK);			/* formatted: again, no -f */
 	close(fd);
 	return 0;
 }
@@ -841,7 +859,7 @@ static int load_with_key(struct img *im, const char *pem, struct dd_dump *d, cha
 	struct dd_dev dev;
 	int ret;
 
-	if (dd_open(&dev, im->path, false))
+	if (dd_open(&dev, im->path, 0))
 		return -100;
 	dev.keyfile = pem;
 	ret = dd_load(&dev, d, why, 256);
@@ -878,7 +896,7 @@ static int test_encrypted_dump_decodes_with_the_key(void)
 	make_dump(&im);
 	seal_dump(&im, pk);
 	/* the pages on the partition are not in clear */
-	CHECK(!dd_open(&dev, im.path, false));
+	CHECK(!dd_open(&dev, im.path, 0));
 	CHECK(!dd_read_raw_blocks(&dev, im.h.data_block, raw, 1));
 	CHECK(((uint64_t *)raw)[0] != (PAT ^ (im.ram_lo * BS)));
 	dd_close(&dev);
@@ -890,7 +908,7 @@ static int test_encrypted_dump_decodes_with_the_key(void)
 	CHECK(load_with_key(&im, pem, &d, why) == 0);
 	CHECK(!d.sealed && d.present == im.written);
 	dd_free(&d);
-	CHECK(!dd_open(&dev, im.path, false));
+	CHECK(!dd_open(&dev, im.path, 0));
 	dev.keyfile = pem;
 	CHECK(dd_load(&dev, &d, why, sizeof(why)) == 0 && dd_plan_segments(&dev, &d) == 0);
 	{
@@ -924,7 +942,7 @@ static int test_encrypted_dump_wrong_key_or_tampered(void)
 	img_init(&im, "enc2", 600);
 	make_dump(&im);
 	seal_dump(&im, pk);
-	CHECK(load_with_key(&im, other, &d, why) == -EX_ERROR);
+	CHECK(load_with_key(&im, other, &d, why) == -DD_EXIT_ERROR);
 	CHECK(strstr(why, "wrong key"));
 	dd_free(&d);
 	/* one bit of one page flipped: refused, nothing decoded */
@@ -932,7 +950,7 @@ static int test_encrypted_dump_wrong_key_or_tampered(void)
 	CHECK(pread(fd, b, BS, (off_t)((im.h.data_block + 50) * BS)) == BS);
 	b[100] ^= 4;
 	put(fd, im.h.data_block + 50, b, BS);
-	CHECK(load_with_key(&im, pem, &d, why) == -EX_CORRUPT);
+	CHECK(load_with_key(&im, pem, &d, why) == -DD_EXIT_CORRUPT);
 	CHECK(strstr(why, "integrity check failed"));
 	dd_free(&d);
 	b[100] ^= 4;
@@ -943,16 +961,16 @@ static int test_encrypted_dump_wrong_key_or_tampered(void)
 	/* the header is covered too: a changed panic message, crc fixed up */
 	im.h.panic_msg[0] ^= 1;
 	rewrite_header(&im, 1);
-	CHECK(load_with_key(&im, pem, &d, why) == -EX_CORRUPT);
+	CHECK(load_with_key(&im, pem, &d, why) == -DD_EXIT_CORRUPT);
 	dd_free(&d);
 	/* a damaged wrapped key */
 	im.h.panic_msg[0] ^= 1;
 	im.h.wrapped_key[10] ^= 1;
 	rewrite_header(&im, 1);
-	CHECK(load_with_key(&im, pem, &d, why) == -EX_CORRUPT);
+	CHECK(load_with_key(&im, pem, &d, why) == -DD_EXIT_CORRUPT);
 	dd_free(&d);
 	/* a key file that is not a key */
-	CHECK(load_with_key(&im, im.path, &d, why) == -EX_ERROR);
+	CHECK(load_with_key(&im, im.path, &d, why) == -DD_EXIT_ERROR);
 	CHECK(strstr(why, "not a PEM private key"));
 	dd_free(&d);
 	EVP_PKEY_free(pk);
@@ -981,8 +999,8 @@ static int test_encrypted_dump_savecore_cycle(void)
 	seal_dump(&im, pk);
 	snprintf(out, sizeof(out), "%s/enccrash", tmpdir);
 	snprintf(out2, sizeof(out2), "%s/decoded", tmpdir);
-	CHECK(run(save) == EX_OK);
-	CHECK(run(check) == EX_NODUMP);		/* formatted again */
+	CHECK(run(save) == DD_EXIT_OK);
+	CHECK(run(check) == DD_EXIT_NODUMP);		/* formatted again */
 	snprintf(cmd, sizeof(cmd), "ls %s/unit-*/vmcore.encrypted", out);
 	p = popen(cmd, "r");
 	CHECK(p && fgets(enc, sizeof(enc), p));
@@ -992,7 +1010,24 @@ static int test_encrypted_dump_savecore_cycle(void)
 		 "grep -qx 'format: encrypted partition image' %s/unit-*/info && grep -q '^key_id: sha256:' %s/unit-*/info && test ! -e %s/unit-*/vmcore",
 		 out, out, out);
 	CHECK(system(cmd) == 0);
-	CHECK(run(decode) == EX_OK);
+	{
+		/* without -k too: the archive is decoded, never formatted */
+		char *decode_nok[] = { "./savecore", "-q", "-K", pem, enc, out2, NULL };
+		char before[128], after[128];
+
+		snprintf(cmd, sizeof(cmd), "sha256sum < %s", enc);
+		p = popen(cmd, "r");
+		CHECK(p && fgets(before, sizeof(before), p));
+		pclose(p);
+		CHECK(run(decode_nok) == DD_EXIT_OK);
+		p = popen(cmd, "r");
+		CHECK(p && fgets(after, sizeof(after), p));
+		pclose(p);
+		CHECK(!strcmp(before, after));
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", out2);
+		CHECK(system(cmd) == 0);
+	}
+	CHECK(run(decode) == DD_EXIT_OK);
 	snprintf(cmd, sizeof(cmd),
 		 "grep -qx 'format: elf' %s/unit-*/info && grep -qx 'encryption: chacha20-poly1305, RSA-2048' %s/unit-*/info",
 		 out2, out2);
@@ -1026,26 +1061,966 @@ static int test_encrypted_dump_savecore_cycle(void)
 	rewrite_header(&im, 1);
 	snprintf(enc, sizeof(enc), "%s", im.path);
 	snprintf(out2, sizeof(out2), "%s/decoded2", tmpdir);
-	CHECK(run(decode) == EX_CORRUPT);
-	CHECK(run(decode_f) == EX_OK);
+	CHECK(run(decode) == DD_EXIT_CORRUPT);
+	CHECK(run(decode_f) == DD_EXIT_OK);
 	snprintf(cmd, sizeof(cmd), "grep -qx 'saved_pages: 100' %s/unit-*/info", out2);
 	CHECK(system(cmd) == 0);
 	EVP_PKEY_free(pk);
 	return 0;
 }
 
-/* test_savecore --seed FILE: write a small valid dump (the fuzzer's seed). */
-static int write_seed(const char *path)
+/* ---- format version 2: every byte of every block ---- */
+
+static void fill_v1_block(void *block, uint64_t nr, uint64_t blocks)
+{
+	struct diskdump_fmt_block fb = {
+		.endian = DISKDUMP_ENDIAN_MARK, .block_size = BS,
+		.block_nr = nr, .nr_blocks = blocks,
+	};
+
+	memcpy(fb.magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN);
+	memset(block, 0, BS);
+	memcpy(block, &fb, sizeof(fb));
+}
+
+/* An image of @blocks blocks formatted with format @version (1 or 2). */
+static void make_image(const char *path, uint64_t blocks, int version)
+{
+	char b[BS];
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0 || ftruncate(fd, (off_t)(blocks * BS)))
+		abort();
+	for (uint64_t i = 0; i < blocks; i++) {
+		if (version == 2)
+			dd_fill_fmt_block(b, i, blocks);
+		else
+			fill_v1_block(b, i, blocks);
+		put(fd, i, b, BS);
+	}
+	close(fd);
+}
+
+/* Overwrite 512-byte sector @sector of block @block: zeros, or random. */
+static void hit_sector(const char *path, uint64_t block, int sector, int random)
+{
+	unsigned char s[512] = { 0 };
+	int fd = open(path, O_RDWR);
+
+	if (random && RAND_bytes(s, sizeof(s)) != 1)
+		abort();
+	if (fd < 0 || pwrite(fd, s, sizeof(s), (off_t)(block * BS + sector * 512)) != 512)
+		abort();
+	close(fd);
+}
+
+static int test_fmt_v2_every_word(void)
+{
+	static const uint64_t nrs[] = { 0, 1, 511, 512, 123456789, (1ULL << 55) - 1 };
+	uint64_t w[BS / 8];
+	struct diskdump_fmt_block fb;
+
+	CHECK(sizeof(fb) == 40 && DISKDUMP_FMT_HDR_WORDS == 5);
+	for (size_t k = 0; k < ARRAY_SIZE(nrs); k++) {
+		memset(w, 0xa5, sizeof(w));
+		dd_fill_fmt_block(w, nrs[k], 1ULL << 56);
+		memcpy(&fb, w, sizeof(fb));
+		CHECK(!memcmp(fb.magic, "DDFORMAT", 8) && fb.endian == DISKDUMP_ENDIAN_MARK);
+		CHECK(fb.block_size == BS && fb.block_nr == nrs[k] && fb.nr_blocks == 1ULL << 56);
+		CHECK(fb.version == DISKDUMP_FMT_VERSION && fb.version == 2 && fb.pad == 0);
+		for (uint32_t i = DISKDUMP_FMT_HDR_WORDS; i < BS / 8; i++)
+			CHECK(w[i] == diskdump_fmt_word(nrs[k], i));
+		CHECK(dd_fmt_block_check(w, nrs[k], 1ULL << 56) == DD_FMT_OK);
+	}
+	/* the word as the header's comment defines it, spelled out */
+	CHECK(diskdump_fmt_word(3, 7) ==
+	      (((3ULL << 9 | 7) * 0x9e3779b97f4a7c15ULL) ^ 0x444446524d415432ULL));
+	return 0;
+}
+
+/* No sector of a formatted partition is zeros, and none is a copy of another. */
+static int test_fmt_sectors_unique(void)
+{
+	enum { NB = 64, NS = NB * BS / 512 };
+	static char img[NB * BS];
+	static const char zero[512];
+
+	for (uint64_t b = 0; b < NB; b++)
+		dd_fill_fmt_block(img + b * BS, b, NB);
+	for (int i = 0; i < NS; i++) {
+		CHECK(memcmp(img + i * 512, zero, 512));
+		for (int j = 0; j < i; j++)
+			CHECK(memcmp(img + i * 512, img + j * 512, 512));
+	}
+	return 0;
+}
+
+/* Block @nr with sector @sector hit @how: what the check says. */
+static enum dd_fmt_check hit(uint64_t nr, int sector, int how)
+{
+	unsigned char b[BS], other[BS], *s = b + sector * 512;
+
+	dd_fill_fmt_block(b, nr, 5000);
+	switch (how) {
+	case 0:
+		if (RAND_bytes(s, 512) != 1)
+			abort();
+		break;
+	case 1:
+		memset(s, 0, 512);
+		break;
+	case 2:		/* the same sector of the next block: all format */
+		dd_fill_fmt_block(other, nr + 1, 5000);
+		memcpy(s, other + sector * 512, 512);
+		break;
+	default:	/* one bit of its last byte */
+		s[511] ^= 0x80;
+		break;
+	}
+	return dd_fmt_block_check(b, nr, 5000);
+}
+
+static int test_fmt_sector_damage(void)
+{
+	static const uint64_t nrs[] = { 0, 5, 4999 };
+	static const int sectors[] = { 0, 3, 7 };
+	unsigned char b[BS];
+
+	for (size_t k = 0; k < ARRAY_SIZE(nrs); k++)
+		for (size_t s = 0; s < ARRAY_SIZE(sectors); s++)
+			for (int how = 0; how < 4; how++)
+				CHECK(hit(nrs[k], sectors[s], how) == DD_FMT_BAD);
+	/* any one bit of the block */
+	dd_fill_fmt_block(b, 77, 5000);
+	for (int i = 0; i < BS; i++) {
+		b[i] ^= (unsigned char)(1 << (i % 8));
+		CHECK(dd_fmt_block_check(b, 77, 5000) == DD_FMT_BAD);
+		b[i] ^= (unsigned char)(1 << (i % 8));
+	}
+	CHECK(dd_fmt_block_check(b, 77, 5000) == DD_FMT_OK);
+	return 0;
+}
+
+static int test_fmt_v1_is_old_format(void)
+{
+	char b[BS];
+
+	fill_v1_block(b, 9, 100);
+	CHECK(dd_fmt_block_check(b, 9, 100) == DD_FMT_OLD);
+	CHECK(dd_fmt_block_check(b, 10, 100) == DD_FMT_BAD);
+	b[BS - 1] = 1;		/* not zeros after the header: damage */
+	CHECK(dd_fmt_block_check(b, 9, 100) == DD_FMT_BAD);
+	fill_v1_block(b, 0, 100);
+	CHECK(dd_classify(b, 100) == DD_OLD_FORMAT);
+	dd_fill_fmt_block(b, 0, 100);
+	CHECK(dd_classify(b, 100) == DD_EMPTY);
+	CHECK(dd_classify(b, 99) == DD_DAMAGED);	/* formatted for another size */
+	b[2000] ^= 1;
+	CHECK(dd_classify(b, 100) == DD_DAMAGED);
+	/* a version 2 header with zeros after it is neither version */
+	dd_fill_fmt_block(b, 0, 100);
+	memset(b + 40, 0, BS - 40);
+	CHECK(dd_fmt_block_check(b, 0, 100) == DD_FMT_BAD);
+	dd_fill_fmt_block(b, 0, 100);
+	((struct diskdump_fmt_block *)b)->version = 3;
+	CHECK(dd_fmt_block_check(b, 0, 100) == DD_FMT_BAD);
+	memset(b, 0, BS);
+	CHECK(dd_classify(b, 100) == DD_FOREIGN);
+	memcpy(b, DISKDUMP_HDR_MAGIC, 8);
+	CHECK(dd_classify(b, 100) == DD_DUMP);
+	return 0;
+}
+
+/* Through the page cache instead: as where O_DIRECT is refused. */
+static void go_buffered(struct dd_dev *dev)
+{
+	int fl = fcntl(dev->fd, F_GETFL);
+
+	if (fl < 0 || fcntl(dev->fd, F_SETFL, fl & ~O_DIRECT))
+		abort();
+	dev->direct = false;
+}
+
+static int format_and_verify(const char *path, bool buffered)
+{
+	struct dd_fmt_scan scan;
+	struct dd_dev dev;
+	char ff[BS];
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	memset(ff, 0xff, BS);
+	for (uint64_t b = 0; b < 300; b++)
+		put(fd, b, ff, BS);
+	close(fd);
+	CHECK(!dd_open(&dev, path, DD_OPEN_WRITE));
+	if (buffered)
+		go_buffered(&dev);
+	CHECK(!dd_verify_format(&dev, 0, dev.blocks, &scan));
+	CHECK(scan.nr_bad == 300 && scan.first_bad == 0);
+	CHECK(!dd_format_range(&dev, 0, 300));
+	CHECK(!dd_verify_format(&dev, 0, 300, &scan) && scan.nr_bad == 0);
+	hit_sector(path, 37, 2, 0);
+	hit_sector(path, 299, 7, 1);
+	CHECK(!dd_verify_format(&dev, 0, 300, &scan));
+	CHECK(scan.nr_bad == 2 && scan.first_bad == 37);
+	CHECK(!dd_format_range(&dev, 37, 38));
+	CHECK(!dd_verify_format(&dev, 0, 300, &scan));
+	CHECK(scan.nr_bad == 1 && scan.first_bad == 299);
+	dd_close(&dev);
+	return 0;
+}
+
+static int test_format_range_and_verify(void)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/range.img", tmpdir);
+	CHECK(!format_and_verify(path, false));
+	CHECK(!format_and_verify(path, true));
+	return 0;
+}
+
+/*
+ * Format all of @path in a child whose writes fail at and past byte @limit
+ * (RLIMIT_FSIZE, SIGXFSZ ignored: EFBIG).  Its exit status: 1 if the
+ * format failed.
+ */
+static int format_with_limit(const char *path, uint64_t limit, bool buffered)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		struct rlimit rl = { .rlim_cur = limit, .rlim_max = limit };
+		struct dd_dev dev;
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 2);
+		signal(SIGXFSZ, SIG_IGN);
+		if (dd_open(&dev, path, DD_OPEN_WRITE) || setrlimit(RLIMIT_FSIZE, &rl))
+			_exit(2);
+		if (buffered)
+			go_buffered(&dev);
+		_exit(dd_format_range(&dev, 0, dev.blocks) ? 1 : 0);
+	}
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A format that fails part way leaves block 0, here a dump header, as it was. */
+static int test_failed_format_keeps_block0(void)
+{
+	static const uint64_t limits[] = { 8, 300, 599 };	/* blocks */
+	char before[BS], after[BS];
+	struct img im;
+	int fd;
+
+	for (int buffered = 0; buffered < 2; buffered++) {
+		for (size_t i = 0; i < ARRAY_SIZE(limits); i++) {
+			img_init(&im, "efbig", 600);
+			make_dump(&im);
+			fd = open(im.path, O_RDONLY);
+			CHECK(pread(fd, before, BS, 0) == BS);
+			CHECK(format_with_limit(im.path, limits[i] * BS, buffered) == 1);
+			CHECK(pread(fd, after, BS, 0) == BS);
+			CHECK(!memcmp(before, after, BS));
+			CHECK(dd_classify(after, 600) == DD_DUMP);
+			/* the rest did get written, up to the failure */
+			CHECK(pread(fd, after, BS, (off_t)((limits[i] - 1) * BS)) == BS);
+			CHECK(dd_fmt_block_check(after, limits[i] - 1, 600) == DD_FMT_OK);
+			close(fd);
+		}
+	}
+	return 0;
+}
+
+/* An interrupted dump: the end is the first block that is ALL format. */
+static int test_scan_needs_the_whole_block(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char why[256], b[BS];
+	int fd;
+
+	img_init(&im, "scan", 600);
+	im.written = 77;
+	im.status = DISKDUMP_STATUS_WRITING;
+	make_dump(&im);
+	/* page 30 starts like a format block, then holds page data */
+	fd = open(im.path, O_RDWR);
+	CHECK(pread(fd, b, BS, (off_t)((im.h.data_block + 30) * BS)) == BS);
+	dd_fill_fmt_block(b, im.h.data_block + 30, 600);
+	memset(b + 1024, 0x42, 1024);
+	put(fd, im.h.data_block + 30, b, BS);
+	close(fd);
+	CHECK(load(&im, &d, why) == 0);
+	CHECK(d.present == 77);
+	dd_free(&d);
+	return 0;
+}
+
+/* Run @argv, its stdout and stderr into @out: its exit status, -1 if killed. */
+static int run_out(char *const argv[], char *out, size_t len)
+{
+	int p[2], st;
+	size_t got = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe(p))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		dup2(p[1], 1);
+		dup2(p[1], 2);
+		close(p[0]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(p[1]);
+	while ((r = read(p[0], out + got, len - 1 - got)) > 0)
+		got += (size_t)r;
+	out[got] = 0;
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The one entry of @dir, into @name. */
+static int only_entry(const char *dir, char *name, size_t len)
+{
+	struct dirent *e;
+	int n = 0;
+	DIR *dp = opendir(dir);
+
+	while (dp && (e = readdir(dp))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(name, len, "%s", e->d_name);
+		n++;
+	}
+	if (dp)
+		closedir(dp);
+	return n == 1 ? 0 : -1;
+}
+
+static char *slurp(const char *path)
+{
+	static char buf[65536];
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+static int count_lines(const char *text, const char *prefix)
+{
+	int n = 0;
+
+	for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : p)
+		n += !strncmp(p, prefix, strlen(prefix));
+	return n;
+}
+
+static int test_dump_dir_names(void)
+{
+	static const struct { const char *node; const char *want; } c[] = {
+		{ "(none)", "localhost-19700101-001640" },
+		{ "", "localhost-19700101-001640" },
+		{ "web-1.example.com", "web-1.example.com-19700101-001640" },
+		{ "a b/c(d)\n", "a_b_c_d__-19700101-001640" },
+		{ "..", "_.-19700101-001640" },
+		{ "../../etc", "_._.._etc-19700101-001640" },
+	};
+	struct diskdump_header h = { .time_sec = 1000 };
+	char name[DD_DIR_NAME_MAX], host[100];
+
+	for (size_t i = 0; i < ARRAY_SIZE(c); i++) {
+		memset(h.nodename, 0, sizeof(h.nodename));
+		memcpy(h.nodename, c[i].node, strlen(c[i].node));
+		dd_dump_dir_name(&h, name, sizeof(name));
+		if (strcmp(name, c[i].want)) {
+			fprintf(stderr, "  '%s' named '%s', not '%s'\n", c[i].node, name, c[i].want);
+			return 1;
+		}
+		CHECK(dd_is_dump_dir_name(name));
+	}
+	memset(h.nodename, 'x', sizeof(h.nodename));	/* no NUL */
+	h.time_sec = UINT64_MAX;
+	dd_dump_dir_name(&h, name, sizeof(name));
+	CHECK(strlen(name) == 65 + 16 && !strcmp(name + 65, "-00000000-000000"));
+	CHECK(dd_is_dump_dir_name(name));
+	memset(host, 'x', 66);
+	strcpy(host + 66, "-20240101-120000");
+	CHECK(!dd_is_dump_dir_name(host));		/* a host name longer than any */
+	CHECK(dd_is_dump_dir_name("unit-20240101-120000"));
+	CHECK(dd_is_dump_dir_name("unit-20240101-120000.3"));
+	CHECK(dd_is_dump_dir_name("unit-20240101-120000.42"));
+	CHECK(!dd_is_dump_dir_name("unit-20240101-120000.100"));
+	CHECK(!dd_is_dump_dir_name("unit-20240101-120000x"));
+	CHECK(!dd_is_dump_dir_name("unit-2024010-1120000"));
+	CHECK(!dd_is_dump_dir_name("-20240101-120000"));
+	CHECK(!dd_is_dump_dir_name("a b-20240101-120000"));
+	CHECK(!dd_is_dump_dir_name("important"));
+	CHECK(!dd_is_dump_dir_name(".."));
+	return 0;
+}
+
+/* Panic times gmtime_r() cannot take, or the name cannot show: no crash. */
+static int test_savecore_odd_times(void)
+{
+	static const uint64_t times[] = {
+		INT64_MAX, UINT64_MAX, (uint64_t)INT64_MIN, 1ULL << 62,
+		253402300800ULL, 253402300799ULL, 0,
+	};
+	char dir[300], name[300], info[700], out[8192], want[64];
+	char *check[] = { "./savecore", "-c", NULL, NULL };
+	char *save[] = { "./savecore", "-q", "-k", NULL, dir, NULL };
+	struct img im;
+
+	for (size_t i = 0; i < ARRAY_SIZE(times); i++) {
+		img_init(&im, "odd", 600);
+		make_dump(&im);
+		im.h.time_sec = times[i];
+		rewrite_header(&im, 1);
+		check[2] = save[3] = im.path;
+		snprintf(dir, sizeof(dir), "%s/odd%zu", tmpdir, i);
+		CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_OK);
+		CHECK(strstr(out, "state: dump\n") && count_lines(out, "time: ") == 1);
+		CHECK(run(save) == DD_EXIT_OK);
+		CHECK(!only_entry(dir, name, sizeof(name)));
+		CHECK(dd_is_dump_dir_name(name) && !strncmp(name, "unit-", 5));
+		snprintf(info, sizeof(info), "%s/%s/info", dir, name);
+		if (times[i] > 253402300799ULL) {
+			CHECK(!strcmp(name, "unit-00000000-000000"));
+			snprintf(want, sizeof(want), "time: invalid (%" PRIu64 ")\n", times[i]);
+			CHECK(strstr(slurp(info), want));
+		}
+	}
+	CHECK(!strcmp(name, "unit-19700101-000000"));		/* 0 */
+	snprintf(dir, sizeof(dir), "%s/odd5", tmpdir);
+	CHECK(!only_entry(dir, name, sizeof(name)) && !strcmp(name, "unit-99991231-235959"));
+	return 0;
+}
+
+/* Header strings that fill their field, with no NUL: no more, no less. */
+static int test_savecore_unterminated_strings(void)
+{
+	static const char node[] = "ho st/../(x)\nstatus: lies";
+	char dir[300], name[300], info[700], *text;
+	char *save[] = { "./savecore", "-q", "-k", NULL, dir, NULL };
+	char *kd[] = { "./savecore", "-q", "-k", "-F", "kdump", NULL, dir, NULL };
+	struct img im;
+
+	img_init(&im, "strs", 600);
+	make_dump(&im);
+	memset(im.h.sysname, 'S', sizeof(im.h.sysname));
+	memset(im.h.nodename, 'N', sizeof(im.h.nodename));
+	memcpy(im.h.nodename, node, strlen(node));
+	memset(im.h.release, 'R', sizeof(im.h.release));
+	memset(im.h.version_str, 'V', sizeof(im.h.version_str));
+	memset(im.h.machine, 'M', sizeof(im.h.machine));
+	memset(im.h.domainname, 'D', sizeof(im.h.domainname));
+	memset(im.h.pad1, 'X', sizeof(im.h.pad1));
+	memset(im.h.panic_msg, 'P', sizeof(im.h.panic_msg));
+	memcpy(im.h.panic_msg, "boom\nstatus: complete\n", 22);
+	rewrite_header(&im, 1);
+	save[3] = kd[5] = im.path;
+	snprintf(dir, sizeof(dir), "%s/strsdir", tmpdir);
+	CHECK(run(save) == DD_EXIT_OK);
+	CHECK(!only_entry(dir, name, sizeof(name)));
+	CHECK(dd_is_dump_dir_name(name));
+	CHECK(!strncmp(name, "ho_st_..__x__status__liesNNN", 28) && strlen(name) == 65 + 16);
+	snprintf(info, sizeof(info), "%s/%s/info", dir, name);
+	text = slurp(info);
+	CHECK(count_lines(text, "status: ") == 1 && count_lines(text, "time: ") == 1);
+	CHECK(strstr(text, "\nhost: ho st/../(x)?status: liesNNN"));
+	CHECK(strstr(text, "\nrelease: RRRR") && strlen(strstr(text, "\nrelease: ")) > 10 + 65);
+	CHECK(strstr(text, "\nrelease: ")[10 + 65] == '\n');
+	CHECK(strstr(text, "\nmachine: ")[10 + 65] == '\n');
+	CHECK(strstr(text, "\npanic: boom?status: complete?PPP"));
+	CHECK(strstr(text, "\npanic: ")[8 + 512] == '\n');
+	snprintf(dir, sizeof(dir), "%s/strskd", tmpdir);
+	CHECK(run(kd) == DD_EXIT_OK);
+	return 0;
+}
+
+static int test_header_field_checks(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char why[256];
+	struct diskdump_header good;
+
+	img_init(&im, "fields", 600);
+	make_dump(&im);
+	good = im.h;
+	im.h.cipher = 7;
+	rewrite_header(&im, 1);
+	CHECK(load(&im, &d, why) == -DD_EXIT_CORRUPT && strstr(why, "cipher"));
+	im.h.cipher = DISKDUMP_CIPHER_CHACHA20_POLY1305;
+	im.h.wrapped_key_size = DISKDUMP_WRAPPED_MAX + 1;
+	rewrite_header(&im, 1);
+	CHECK(load(&im, &d, why) == -DD_EXIT_CORRUPT && strstr(why, "wrapped key"));
+	/* the regions must lie in the kernel's partition, not just the device */
+	im.h = good;
+	im.h.partition_blocks = im.h.data_block + 10;
+	rewrite_header(&im, 1);
+	CHECK(load(&im, &d, why) == -DD_EXIT_CORRUPT && strstr(why, "written pages"));
+	/* a kernel image beyond RAM: no segment for it, nothing wraps */
+	im.h = good;
+	im.h.kernel_paddr = UINT64_MAX - BS;
+	im.h.kernel_size = 4 * BS;
+	rewrite_header(&im, 1);
+	{
+		struct dd_dev dev;
+		int k = 0;
+
+		CHECK(!dd_open(&dev, im.path, 0) && !dd_load(&dev, &d, why, sizeof(why)));
+		CHECK(!dd_plan_segments(&dev, &d));
+		for (size_t i = 0; i < d.nr_segs; i++)
+			k += d.segs[i].vaddr >= 0xffffffff80000000ULL;
+		CHECK(k == 0 && d.nr_segs == 1);
+		dd_free(&d);
+		dd_close(&dev);
+	}
+	return 0;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		abort();
+	close(fd);
+}
+
+static int exists(const char *dir, const char *name)
+{
+	char path[700];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !lstat(path, &st);
+}
+
+static int save_at(struct img *im, uint64_t when, char *const argv[])
+{
+	im->h.time_sec = 0;
+	make_dump(im);
+	im->h.time_sec = when;
+	rewrite_header(im, 1);
+	return run(argv);
+}
+
+/*
+ * -n 1 in a DIR holding a symlink to a victim that looks like a dump, a
+ * directory of another name with an info file, one of our name without
+ * info, one whose info savecore did not write, and a file of someone else's
+ * in a real dump directory: only savecore's own files go.
+ */
+static int test_rotation_removes_only_its_own(void)
+{
+	char dir[300], victim[300], p[700];
+	char *save[] = { "./savecore", "-q", "-n", "1", NULL, dir, NULL };
+	struct img im;
+
+	img_init(&im, "rotown", 600);
+	save[4] = im.path;
+	snprintf(dir, sizeof(dir), "%s/rotowndir", tmpdir);
+	snprintf(victim, sizeof(victim), "%s/victim", tmpdir);
+	CHECK(!mkdir(dir, 0700) && !mkdir(victim, 0700));
+	snprintf(p, sizeof(p), "%s/info", victim);
+	write_file(p, "device: /dev/victim\n");
+	snprintf(p, sizeof(p), "%s/vmcore", victim);
+	write_file(p, "precious");
+	snprintf(p, sizeof(p), "%s/evil-20000101-000000", dir);
+	CHECK(!symlink(victim, p));
+	snprintf(p, sizeof(p), "%s/important", dir);
+	CHECK(!mkdir(p, 0700));
+	snprintf(p, sizeof(p), "%s/important/info", dir);
+	write_file(p, "device: /dev/sdz\n");
+	snprintf(p, sizeof(p), "%s/important/vmcore", dir);
+	write_file(p, "precious");
+	snprintf(p, sizeof(p), "%s/noinfo-20000101-000001", dir);
+	CHECK(!mkdir(p, 0700));
+	snprintf(p, sizeof(p), "%s/noinfo-20000101-000001/vmcore", dir);
+	write_file(p, "precious");
+	snprintf(p, sizeof(p), "%s/theirs-20000101-000002", dir);
+	CHECK(!mkdir(p, 0700));
+	snprintf(p, sizeof(p), "%s/theirs-20000101-000002/info", dir);
+	write_file(p, "someone else's notes\n");
+	snprintf(p, sizeof(p), "%s/theirs-20000101-000002/vmcore", dir);
+	write_file(p, "precious");
+	CHECK(save_at(&im, 1000, save) == DD_EXIT_OK);
+	snprintf(p, sizeof(p), "%s/unit-19700101-001640/notes.txt", dir);
+	write_file(p, "mine");
+	CHECK(save_at(&im, 1001, save) == DD_EXIT_OK);
+	CHECK(save_at(&im, 1002, save) == DD_EXIT_OK);
+
+	CHECK(exists(victim, "info") && exists(victim, "vmcore"));
+	CHECK(!strcmp(slurp(strcat(strcpy(p, victim), "/vmcore")), "precious"));
+	CHECK(exists(dir, "evil-20000101-000000"));
+	CHECK(exists(dir, "important/info") && exists(dir, "important/vmcore"));
+	CHECK(exists(dir, "noinfo-20000101-000001/vmcore"));
+	CHECK(exists(dir, "theirs-20000101-000002/info"));
+	CHECK(exists(dir, "theirs-20000101-000002/vmcore"));
+	/* savecore's files of the oldest dump went, the stranger's stayed */
+	CHECK(exists(dir, "unit-19700101-001640/notes.txt"));
+	CHECK(!exists(dir, "unit-19700101-001640/vmcore"));
+	CHECK(!exists(dir, "unit-19700101-001640/info"));
+	CHECK(!exists(dir, "unit-19700101-001641"));
+	CHECK(exists(dir, "unit-19700101-001642/vmcore"));
+	return 0;
+}
+
+/*
+ * -n 1 when the older dumps' info files are dated in the future (the clock
+ * was behind at this boot): the dump just saved must stay, the older one
+ * goes.
+ */
+static int test_rotation_keeps_the_new_dump(void)
+{
+	char dir[300], p[700];
+	char *save[] = { "./savecore", "-q", "-n", "1", NULL, dir, NULL };
+	struct timespec future[2] = { { .tv_sec = 4102444800 }, { .tv_sec = 4102444800 } };
+	struct img im;
+
+	img_init(&im, "rotnew", 600);
+	save[4] = im.path;
+	snprintf(dir, sizeof(dir), "%s/rotnewdir", tmpdir);
+	CHECK(save_at(&im, 5000, save) == DD_EXIT_OK);
+	snprintf(p, sizeof(p), "%s/unit-19700101-012320/info", dir);
+	CHECK(!utimensat(AT_FDCWD, p, future, 0));
+	CHECK(save_at(&im, 6000, save) == DD_EXIT_OK);
+	CHECK(exists(dir, "unit-19700101-014000/vmcore"));
+	CHECK(exists(dir, "unit-19700101-014000/info"));
+	CHECK(!exists(dir, "unit-19700101-012320/vmcore"));
+	return 0;
+}
+
+static int test_rotation_victims(void)
+{
+	static const uint64_t b[] = { 10, 20, 30, 40 };
+
+	CHECK(dd_rotation_victims(b, 4, 3, 100, 50) == 0);	/* room already */
+	CHECK(dd_rotation_victims(b, 4, 3, 0, 10) == 1);
+	CHECK(dd_rotation_victims(b, 4, 3, 0, 30) == 2);
+	CHECK(dd_rotation_victims(b, 4, 3, 0, 31) == 0);	/* -n 3 keeps the newest 2 */
+	CHECK(dd_rotation_victims(b, 4, 1, 0, 100) == 4);	/* -n 1: all may go */
+	CHECK(dd_rotation_victims(b, 4, 1, 0, 101) == 0);	/* in vain: none goes */
+	CHECK(dd_rotation_victims(b, 4, 5, 0, 1) == 0);	/* -n 5: all four stay */
+	CHECK(dd_rotation_victims(b, 4, 4, 5, 15) == 1);
+	CHECK(dd_rotation_victims(NULL, 0, 1, 0, 1) == 0);
+	return 0;
+}
+
+static int count_dumps(const char *dir)
+{
+	struct dirent *e;
+	int n = 0;
+	DIR *dp = opendir(dir);
+
+	while (dp && (e = readdir(dp)))
+		n += dd_is_dump_dir_name(e->d_name);
+	if (dp)
+		closedir(dp);
+	return n;
+}
+
+static int fill_and_rotate(struct img *im, const char *mnt)
+{
+	char *save10[] = { "./savecore", "-q", "-n", "10", im->path, (char *)mnt, NULL };
+	char *save2[] = { "./savecore", "-q", "-n", "2", im->path, (char *)mnt, NULL };
+	char *hopeless[] = { "./savecore", "-q", "-n", "2", "-m", "100000", im->path,
+			     (char *)mnt, NULL };
+
+	for (int i = 0; i < 3; i++)
+		CHECK(save_at(im, 1000 + (uint64_t)i, save10) == DD_EXIT_OK);
+	CHECK(count_dumps(mnt) == 3);
+	/* -m beyond the file system: removing dumps would not help, none goes */
+	CHECK(save_at(im, 1003, hopeless) == DD_EXIT_NOSPACE);
+	CHECK(count_dumps(mnt) == 3);
+	CHECK(save_at(im, 1003, save2) == DD_EXIT_OK);
+	CHECK(count_dumps(mnt) == 2);
+	CHECK(exists(mnt, "unit-19700101-001642/vmcore"));
+	CHECK(exists(mnt, "unit-19700101-001643/vmcore"));
+	return 0;
+}
+
+/*
+ * A small file system that holds three dumps: with -n 2 the fourth save
+ * first removes the oldest to make room (it used to fail for good).
+ */
+static int test_rotation_makes_room_first(void)
+{
+	char mnt[300], opts[64];
+	struct img im;
+	size_t len, one;
+	char *elf;
+	int ret;
+
+	img_init(&im, "room", 600);
+	make_dump(&im);
+	elf = save_elf(&im, &len);
+	CHECK(elf);
+	free(elf);
+	one = ((len + BS - 1) & ~(size_t)(BS - 1)) + BS;	/* vmcore and info */
+	snprintf(mnt, sizeof(mnt), "%s/small", tmpdir);
+	snprintf(opts, sizeof(opts), "size=%zu", 3 * one + one / 2);
+	CHECK(!mkdir(mnt, 0700));
+	/* the tests run as root, here and in CI: no mount is a failure */
+	CHECK(!mount("tmpfs", mnt, "tmpfs", 0, opts));
+	ret = fill_and_rotate(&im, mnt);
+	CHECK(!umount(mnt));
+	return ret;
+}
+
+/* savecore -c: the state line and the exit status, for each state. */
+static int test_check_states(void)
+{
+	char path[300], dir[300], out[8192], cmd[400];
+	char *check[] = { "./savecore", "-c", path, NULL };
+	char *checkq[] = { "./savecore", "-c", "-q", path, NULL };
+	char *boot[] = { "./savecore", "-q", path, dir, NULL };
+	struct img im;
+
+	snprintf(path, sizeof(path), "%s/state.img", tmpdir);
+	snprintf(dir, sizeof(dir), "%s/statedir", tmpdir);
+	make_image(path, 64, 2);
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_NODUMP);
+	CHECK(strstr(out, "state: empty\n") && strstr(out, "formatted and empty"));
+	CHECK(run_out(checkq, out, sizeof(out)) == DD_EXIT_NODUMP && !strcmp(out, "state: empty\n"));
+	hit_sector(path, 37, 3, 0);			/* zeros in a middle sector */
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_UNFORMATTED);
+	CHECK(strstr(out, "state: damaged\n") && strstr(out, "block 37 ") && strstr(out, "1 of 64"));
+	CHECK(run(boot) == DD_EXIT_NODUMP);		/* at boot: block 0 only */
+	hit_sector(path, 63, 7, 1);			/* random bytes, the very last */
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_UNFORMATTED);
+	CHECK(strstr(out, "block 37 ") && strstr(out, "2 of 64"));
+	make_image(path, 64, 2);
+	hit_sector(path, 0, 1, 1);
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_UNFORMATTED);
+	CHECK(strstr(out, "state: damaged\n") && strstr(out, "block 0 "));
+	CHECK(run(boot) == DD_EXIT_UNFORMATTED);
+	make_image(path, 64, 2);
+	CHECK(truncate(path, 65 * BS) == 0);		/* the partition grew */
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_UNFORMATTED);
+	CHECK(strstr(out, "state: damaged\n"));
+	make_image(path, 64, 1);
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_OLDFORMAT);
+	CHECK(strstr(out, "state: old-format\n") && strstr(out, "version 1"));
+	CHECK(strstr(out, "run diskdumpfmt"));
+	CHECK(run(boot) == DD_EXIT_OLDFORMAT);
+	CHECK(truncate(path, 0) == 0 && truncate(path, 64 * BS) == 0);
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_UNFORMATTED);
+	CHECK(strstr(out, "state: unformatted\n") && strstr(out, "not formatted"));
+	CHECK(truncate(path, 0) == 0 && truncate(path, 1024 * BS) == 0);
+	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s 2>/dev/null", path);
+	CHECK(system(cmd) == 0);
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_UNFORMATTED);
+	CHECK(strstr(out, "state: unformatted\n") && strstr(out, "holds ext4 (filesystem)"));
+	img_init(&im, "statedump", 600);
+	make_dump(&im);
+	check[2] = im.path;
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_OK);
+	CHECK(strstr(out, "state: dump\n") && strstr(out, "\nstatus: complete\n"));
+	CHECK(strstr(out, "\ncheck_ms: 0\nverify_ms: 0\nwrite_ms: 0\n"));
+	im.h.crc ^= 1;
+	rewrite_header(&im, 0);
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_CORRUPT);
+	CHECK(strstr(out, "state: damaged\n") && strstr(out, "checksum"));
+	return 0;
+}
+
+/*
+ * A dump from an older kernel on a partition of format version 1: saved,
+ * then all of the partition is formatted (version 2), not just what the
+ * dump used.
+ */
+static int test_save_formats_old_partition(void)
+{
+	char dir[300], out[8192];
+	char *save[] = { "./savecore", "-q", NULL, dir, NULL };
+	char *check[] = { "./savecore", "-c", NULL, NULL };
+	struct img im;
+	struct dd_dump d;
+	char why[256], b[BS];
+	int fd;
+
+	img_init(&im, "oldpart", 600);
+	im.written = 77;
+	im.status = DISKDUMP_STATUS_WRITING;
+	make_dump(&im);
+	fd = open(im.path, O_RDWR);
+	for (uint64_t i = im.h.data_block + 77; i < 600; i++) {
+		fill_v1_block(b, i, 600);
+		put(fd, i, b, BS);
+	}
+	close(fd);
+	CHECK(load(&im, &d, why) == 0 && d.present == 77);	/* a v1 block ends it */
+	dd_free(&d);
+	save[2] = check[2] = im.path;
+	snprintf(dir, sizeof(dir), "%s/oldpartdir", tmpdir);
+	CHECK(run(save) == DD_EXIT_OK);
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_NODUMP);
+	CHECK(strstr(out, "state: empty\n"));
+	return 0;
+}
+
+/*
+ * A format cut short after the save: the header says saved (savecore set
+ * DISKDUMP_FLAG_SAVED first), some blocks are formatted, the rest still
+ * hold the dump.  -c says so; savecore at boot finishes the format, saves
+ * nothing twice, and leaves every block formatted.
+ */
+static int test_saved_dump_format_finished(void)
+{
+	char dir[300], out[8192], cmd[400];
+	char *save[] = { "./savecore", "-q", NULL, dir, NULL };
+	char *check[] = { "./savecore", "-c", NULL, NULL };
+	struct img im;
+	char b[BS];
+	int fd;
+
+	img_init(&im, "savedfmt", 600);
+	make_dump(&im);
+	im.h.flags |= DISKDUMP_FLAG_SAVED;
+	rewrite_header(&im, 1);
+	fd = open(im.path, O_RDWR);
+	for (uint64_t i = 1; i < 40; i++) {
+		dd_fill_fmt_block(b, i, 600);
+		put(fd, i, b, BS);
+	}
+	close(fd);
+	save[2] = check[2] = im.path;
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_UNFORMATTED);
+	CHECK(strstr(out, "state: saved\n"));
+	snprintf(dir, sizeof(dir), "%s/saveddir", tmpdir);
+	CHECK(run_out(save, out, sizeof(out)) == DD_EXIT_NODUMP);
+	snprintf(cmd, sizeof(cmd), "test ! -e %s", dir);
+	CHECK(system(cmd) == 0);			/* nothing saved */
+	CHECK(run_out(check, out, sizeof(out)) == DD_EXIT_NODUMP);
+	CHECK(strstr(out, "state: empty\n"));		/* every block */
+	return 0;
+}
+
+/* diskdumpfmt: a version 1 partition, an unsaved dump, -n. */
+static int test_diskdumpfmt_formats(void)
+{
+	char path[300], out[8192];
+	char *fmt[] = { "./diskdumpfmt", path, NULL };
+	char *force[] = { "./diskdumpfmt", "-f", path, NULL };
+	char *dry[] = { "./diskdumpfmt", "-n", path, NULL };
+	char *dryf[] = { "./diskdumpfmt", "-n", "-f", path, NULL };
+	static char before[64 * BS];
+	char b[BS];
+	struct img im;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/v1.img", tmpdir);
+	make_image(path, 64, 1);
+	fd = open(path, O_RDWR);
+	CHECK(pread(fd, before, 64 * BS, 0) == 64 * BS);
+	CHECK(run_out(dry, out, sizeof(out)) == DD_EXIT_OK);
+	CHECK(strstr(out, "version 1") && strstr(out, "would write 64 blocks"));
+	CHECK(pread(fd, b, BS, 0) == BS && !memcmp(b, before, BS));
+	CHECK(run_out(fmt, out, sizeof(out)) == DD_EXIT_OK && strstr(out, "version 1"));
+	CHECK(format_ok(fd, 64));
+	close(fd);
+	img_init(&im, "fmtdump", 64);
+	im.max_pfn = 40;
+	im.ram_hi = 40;
+	make_dump(&im);
+	snprintf(path, sizeof(path), "%s", im.path);
+	CHECK(run_out(fmt, out, sizeof(out)) == DD_EXIT_ERROR);
+	CHECK(strstr(out, "holds a crash dump that savecore has not saved; refusing (use -f"));
+	CHECK(run_out(dryf, out, sizeof(out)) == DD_EXIT_OK && strstr(out, "would write 64"));
+	fd = open(path, O_RDWR);
+	CHECK(pread(fd, b, BS, 0) == BS && !memcmp(b, DISKDUMP_HDR_MAGIC, 8));
+	CHECK(run(force) == DD_EXIT_OK);
+	CHECK(format_ok(fd, 64));
+	CHECK(pread(fd, before, 64 * BS, 0) == 64 * BS);
+	CHECK(run(dry) == DD_EXIT_OK);			/* formatted: -n writes nothing */
+	CHECK(pread(fd, b, BS, 0) == BS && !memcmp(b, before, BS));
+	close(fd);
+	return 0;
+}
+
+/*
+ * test_savecore --bench-verify: the CPU cost of comparing blocks with the
+ * format (build with -O2, no sanitizers: make -C tests/unit bench).
+ */
+static int bench_verify(void)
+{
+	enum { NB = 16384 };	/* 64 MiB, read 16 times: 1 GiB */
+	struct timespec t0, t1, t2;
+	uint64_t bad = 0;
+	char *img = aligned_alloc(BS, (size_t)NB * BS);
+	double fill, check;
+
+	if (!img)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int r = 0; r < 16; r++)
+		for (uint64_t b = 0; b < NB; b++)
+			dd_fill_fmt_block(img + b * BS, b, NB);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	for (int r = 0; r < 16; r++)
+		for (uint64_t b = 0; b < NB; b++)
+			bad += dd_fmt_block_check(img + b * BS, b, NB) != DD_FMT_OK;
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	fill = (double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec);
+	check = (double)(t2.tv_sec - t1.tv_sec) * 1e9 + (double)(t2.tv_nsec - t1.tv_nsec);
+	printf("bench: verify %.0f ns per GiB (%.2f GiB/s, %.1f ns per block), fill %.0f ns per GiB (%.2f GiB/s)%s\n",
+	       check, 1e9 / check, check / (16.0 * NB), fill, 1e9 / fill, bad ? " BAD" : "");
+	free(img);
+	return bad ? 1 : 0;
+}
+
+/*
+ * test_savecore --seed FILE: the fuzzer's seeds.  FILE: a small valid dump;
+ * FILE-v1, FILE-v2: an empty partition of format version 1, 2; FILE-time-max,
+ * FILE-time-neg: dumps with panic times gmtime_r() cannot take; FILE-strings:
+ * a dump whose strings fill their fields.
+ */
+static void seed_dump(const char *path, const char *suffix, uint64_t time_sec,
+		      bool fill_strings)
 {
 	struct img im;
 
 	img_init(&im, "seed", 16);
-	snprintf(im.path, sizeof(im.path), "%s", path);
+	snprintf(im.path, sizeof(im.path), "%s%s", path, suffix);
 	im.max_pfn = 12;
 	im.ram_lo = 2;
 	im.ram_hi = 10;
 	im.written = 8;
 	make_dump(&im);
+	im.h.time_sec = time_sec;
+	if (fill_strings) {
+		memset(im.h.nodename, '/', sizeof(im.h.nodename));
+		memset(im.h.release, '\n', sizeof(im.h.release));
+		memset(im.h.panic_msg, 0xff, sizeof(im.h.panic_msg));
+	}
+	rewrite_header(&im, 1);
+}
+
+static int write_seed(const char *path)
+{
+	char name[300];
+
+	seed_dump(path, "", 0, false);
+	seed_dump(path, "-time-max", INT64_MAX, false);
+	seed_dump(path, "-time-neg", (uint64_t)-1, false);
+	seed_dump(path, "-strings", 1700000000, true);
+	snprintf(name, sizeof(name), "%s-v1", path);
+	make_image(name, 16, 1);
+	snprintf(name, sizeof(name), "%s-v2", path);
+	make_image(name, 16, 2);
 	return 0;
 }
 
@@ -1053,13 +2028,15 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "--seed"))
 		return write_seed(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "--bench-verify"))
+		return bench_verify();
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
 	}
 	RUN(test_crc32_vector);
 	RUN(test_fmt_block_roundtrip);
-	RUN(test_foreign_signatures);
+	RUN(test_signatures);
 	RUN(test_complete_dump_to_elf);
 	RUN(test_vmcoreinfo_lookup);
 	RUN(test_truncated_dump_is_partial);
@@ -1081,6 +2058,25 @@ int main(int argc, char **argv)
 	RUN(test_encrypted_dump_decodes_with_the_key);
 	RUN(test_encrypted_dump_wrong_key_or_tampered);
 	RUN(test_encrypted_dump_savecore_cycle);
+	RUN(test_fmt_v2_every_word);
+	RUN(test_fmt_sectors_unique);
+	RUN(test_fmt_sector_damage);
+	RUN(test_fmt_v1_is_old_format);
+	RUN(test_format_range_and_verify);
+	RUN(test_failed_format_keeps_block0);
+	RUN(test_scan_needs_the_whole_block);
+	RUN(test_dump_dir_names);
+	RUN(test_savecore_odd_times);
+	RUN(test_savecore_unterminated_strings);
+	RUN(test_header_field_checks);
+	RUN(test_rotation_removes_only_its_own);
+	RUN(test_rotation_victims);
+	RUN(test_rotation_makes_room_first);
+	RUN(test_saved_dump_format_finished);
+	RUN(test_rotation_keeps_the_new_dump);
+	RUN(test_check_states);
+	RUN(test_save_formats_old_partition);
+	RUN(test_diskdumpfmt_formats);
 	if (!failed) {
 		char cmd[64];
 

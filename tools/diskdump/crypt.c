@@ -65,7 +65,7 @@ static int dump_mac(struct dd_dev *dev, const struct diskdump_header *h,
 	EVP_CIPHER_CTX *cctx = EVP_CIPHER_CTX_new();
 	EVP_MAC *alg = EVP_MAC_fetch(NULL, "POLY1305", NULL);
 	EVP_MAC_CTX *ctx = alg ? EVP_MAC_CTX_new(alg) : NULL;
-	uint8_t otk[32] = { 0 }, *buf = malloc((size_t)MAC_CHUNK * DISKDUMP_BLOCK_SIZE);
+	uint8_t otk[32] = { 0 }, *buf = dd_alloc_blocks(MAC_CHUNK);
 	size_t len = 0;
 	int ret = -1;
 
@@ -190,17 +190,17 @@ int dd_unseal(struct dd_dev *dev, const struct diskdump_header *h, bool unverifi
 	char want[2 * DISKDUMP_KEY_ID_SIZE + 1], have[2 * DISKDUMP_KEY_ID_SIZE + 1];
 	struct dd_crypt *c;
 	EVP_PKEY *pk;
-	int ret = -EX_CORRUPT;
+	int ret = -DD_EXIT_CORRUPT;
 
 	pk = load_private_key(dev->keyfile, why, whylen);
 	if (!pk)
-		return -EX_ERROR;
+		return -DD_EXIT_ERROR;
 	c = calloc(1, sizeof(*c));
 	if (c)
 		c->ctx = EVP_CIPHER_CTX_new();
 	if (!c || !c->ctx || key_id_of(pk, id)) {
 		snprintf(why, whylen, "out of memory");
-		ret = -EX_ERROR;
+		ret = -DD_EXIT_ERROR;
 		goto fail;
 	}
 	if (memcmp(id, h->key_id, sizeof(id))) {
@@ -209,7 +209,7 @@ int dd_unseal(struct dd_dev *dev, const struct diskdump_header *h, bool unverifi
 		snprintf(why, whylen,
 			 "wrong key: the dump is encrypted for key sha256:%.16s..., %s is sha256:%.16s...",
 			 want, dev->keyfile, have);
-		ret = -EX_ERROR;
+		ret = -DD_EXIT_ERROR;
 		goto fail;
 	}
 	if (h->wrapped_key_size != (uint32_t)EVP_PKEY_get_size(pk) ||

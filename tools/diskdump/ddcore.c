@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <blkid/blkid.h>
 
 #include "ddcore.h"
 
@@ -35,35 +37,71 @@ uint32_t dd_crc32(uint32_t crc, const void *buf, size_t len)
 	return ~crc;
 }
 
-int dd_open(struct dd_dev *dev, const char *path, bool writable)
+/* Clear O_DIRECT: the file system refused it (tmpfs, some overlays). */
+static void go_buffered(struct dd_dev *dev)
+{
+	int fl = fcntl(dev->fd, F_GETFL);
+
+	if (fl >= 0)
+		fcntl(dev->fd, F_SETFL, fl & ~O_DIRECT);
+	dev->direct = false;
+	dd_drop_cache(dev);
+}
+
+static int open_device(struct dd_dev *dev, unsigned int flags)
+{
+	int mode = (flags & DD_OPEN_WRITE ? O_RDWR : O_RDONLY) | O_CLOEXEC;
+	int fl;
+
+	if (flags & DD_OPEN_EXCL)
+		mode |= O_EXCL;
+	dev->fd = open(dev->path, mode | O_DIRECT);
+	if (dev->fd < 0 && errno == EINVAL)
+		dev->fd = open(dev->path, mode);
+	if (dev->fd < 0)
+		return -errno;
+	fl = fcntl(dev->fd, F_GETFL);
+	dev->direct = fl >= 0 && (fl & O_DIRECT);
+	if (!dev->direct)
+		dd_drop_cache(dev);
+	return 0;
+}
+
+static int device_size(struct dd_dev *dev)
 {
 	struct stat st;
 
+	if (fstat(dev->fd, &st) < 0)
+		return -errno;
+	if (S_ISBLK(st.st_mode))
+		return ioctl(dev->fd, BLKGETSIZE64, &dev->size) < 0 ? -errno : 0;
+	if (!S_ISREG(st.st_mode))
+		return -ENODEV;
+	dev->size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int dd_open(struct dd_dev *dev, const char *path, unsigned int flags)
+{
+	int ret;
+
 	memset(dev, 0, sizeof(*dev));
 	dev->path = path;
-	dev->fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC);
-	if (dev->fd < 0) {
-		fprintf(stderr, "%s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(dev->fd, &st) < 0)
-		goto err;
-	if (S_ISBLK(st.st_mode)) {
-		if (ioctl(dev->fd, BLKGETSIZE64, &dev->size) < 0)
-			goto err;
-	} else if (S_ISREG(st.st_mode)) {
-		dev->size = (uint64_t)st.st_size;
-	} else {
-		fprintf(stderr, "%s: not a block device or image file\n", path);
-		close(dev->fd);
-		return -1;
+	ret = open_device(dev, flags);
+	if (ret == -EBUSY && (flags & DD_OPEN_EXCL))
+		return ret;
+	if (!ret)
+		ret = device_size(dev);
+	if (ret) {
+		fprintf(stderr, "%s: %s\n", path,
+			ret == -ENODEV ? "not a block device or image file" : strerror(-ret));
+		if (dev->fd >= 0)
+			close(dev->fd);
+		dev->fd = -1;
+		return ret;
 	}
 	dev->blocks = dev->size / DISKDUMP_BLOCK_SIZE;
 	return 0;
-err:
-	fprintf(stderr, "%s: %s\n", path, strerror(errno));
-	close(dev->fd);
-	return -1;
 }
 
 void dd_close(struct dd_dev *dev)
@@ -78,25 +116,57 @@ void dd_close(struct dd_dev *dev)
 	dev->crypt_free = NULL;
 }
 
-static int rw_all(struct dd_dev *dev, bool wr, uint64_t block, void *buf,
-		  uint64_t n)
+void dd_drop_cache(struct dd_dev *dev)
 {
-	uint64_t off = block * DISKDUMP_BLOCK_SIZE, len = n * DISKDUMP_BLOCK_SIZE;
-	char *p = buf;
+	if (!dev->direct)
+		posix_fadvise(dev->fd, 0, 0, POSIX_FADV_DONTNEED);
+}
 
-	if (block > dev->blocks || n > dev->blocks - block) {
-		fprintf(stderr,
-			"%s: blocks %" PRIu64 "+%" PRIu64
-			" lie outside the device (%" PRIu64 " blocks)\n",
-			dev->path, block, n, dev->blocks);
+int dd_sync(struct dd_dev *dev)
+{
+	if (fsync(dev->fd) < 0) {
+		fprintf(stderr, "%s: fsync: %s\n", dev->path, strerror(errno));
 		return -1;
 	}
-	while (len) {
-		ssize_t r = wr ? pwrite(dev->fd, p, len, (off_t)off) :
-				 pread(dev->fd, p, len, (off_t)off);
+	dd_drop_cache(dev);
+	return 0;
+}
 
-		if (r < 0 && errno == EINTR)
-			continue;
+void *dd_alloc_blocks(uint64_t n)
+{
+	void *p;
+
+	if (!n || n > SIZE_MAX / DISKDUMP_BLOCK_SIZE ||
+	    posix_memalign(&p, DISKDUMP_BLOCK_SIZE, n * DISKDUMP_BLOCK_SIZE))
+		return NULL;
+	return p;
+}
+
+static ssize_t rw_once(struct dd_dev *dev, bool wr, void *p, size_t len,
+		       uint64_t off)
+{
+	ssize_t r;
+
+	do {
+		r = wr ? pwrite(dev->fd, p, len, (off_t)off) :
+			 pread(dev->fd, p, len, (off_t)off);
+	} while (r < 0 && errno == EINTR);
+	if (r < 0 && errno == EINVAL && dev->direct) {
+		go_buffered(dev);
+		return rw_once(dev, wr, p, len, off);
+	}
+	return r;
+}
+
+/* @buf aligned for O_DIRECT, or the device buffered. */
+static int rw_aligned(struct dd_dev *dev, bool wr, uint64_t block, char *p,
+		      uint64_t n)
+{
+	uint64_t off = block * DISKDUMP_BLOCK_SIZE, len = n * DISKDUMP_BLOCK_SIZE;
+
+	while (len) {
+		ssize_t r = rw_once(dev, wr, p, len, off);
+
 		if (r <= 0) {
 			fprintf(stderr, "%s: %s at byte %" PRIu64 ": %s\n", dev->path,
 				wr ? "write" : "read", off,
@@ -108,6 +178,46 @@ static int rw_all(struct dd_dev *dev, bool wr, uint64_t block, void *buf,
 		len -= (uint64_t)r;
 	}
 	return 0;
+}
+
+#define BOUNCE_BLOCKS 256
+
+/* O_DIRECT and an unaligned @buf: through an aligned copy. */
+static int rw_bounced(struct dd_dev *dev, bool wr, uint64_t block, char *buf,
+		      uint64_t n)
+{
+	uint64_t chunk = n < BOUNCE_BLOCKS ? n : BOUNCE_BLOCKS, done, k;
+	char *b = dd_alloc_blocks(chunk);
+	int ret = b ? 0 : -1;
+
+	for (done = 0; !ret && done < n; done += k) {
+		size_t len;
+
+		k = n - done < chunk ? n - done : chunk;
+		len = k * DISKDUMP_BLOCK_SIZE;
+		if (wr)
+			memcpy(b, buf + done * DISKDUMP_BLOCK_SIZE, len);
+		ret = rw_aligned(dev, wr, block + done, b, k);
+		if (!ret && !wr)
+			memcpy(buf + done * DISKDUMP_BLOCK_SIZE, b, len);
+	}
+	free(b);
+	return ret;
+}
+
+static int rw_all(struct dd_dev *dev, bool wr, uint64_t block, void *buf,
+		  uint64_t n)
+{
+	if (block > dev->blocks || n > dev->blocks - block) {
+		fprintf(stderr,
+			"%s: blocks %" PRIu64 "+%" PRIu64
+			" lie outside the device (%" PRIu64 " blocks)\n",
+			dev->path, block, n, dev->blocks);
+		return -1;
+	}
+	if (dev->direct && (uintptr_t)buf % DISKDUMP_BLOCK_SIZE)
+		return rw_bounced(dev, wr, block, buf, n);
+	return rw_aligned(dev, wr, block, buf, n);
 }
 
 int dd_read_raw_blocks(struct dd_dev *dev, uint64_t block, void *buf,
@@ -142,7 +252,7 @@ int dd_write_full(int fd, const void *buf, size_t len, uint64_t off)
 			int err = w < 0 ? errno : ENOSPC;
 
 			fprintf(stderr, "savecore: write: %s\n", strerror(err));
-			return err == ENOSPC || err == EDQUOT ? -EX_NOSPACE : -EX_ERROR;
+			return err == ENOSPC || err == EDQUOT ? -DD_EXIT_NOSPACE : -DD_EXIT_ERROR;
 		}
 		p += w;
 		off += (uint64_t)w;
@@ -151,59 +261,170 @@ int dd_write_full(int fd, const void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
+#define FMT_WORDS (DISKDUMP_BLOCK_SIZE / 8)
+
+_Static_assert(sizeof(struct diskdump_fmt_block) == DISKDUMP_FMT_HDR_WORDS * 8,
+	       "the format header is whole words");
+
 void dd_fill_fmt_block(void *block, uint64_t block_nr, uint64_t nr_blocks)
 {
-	struct diskdump_fmt_block *fb = block;
+	struct diskdump_fmt_block fb = {
+		.endian = DISKDUMP_ENDIAN_MARK,
+		.block_size = DISKDUMP_BLOCK_SIZE,
+		.block_nr = block_nr,
+		.nr_blocks = nr_blocks,
+		.version = DISKDUMP_FMT_VERSION,
+	};
+	unsigned char *p = block;
 
-	memset(block, 0, DISKDUMP_BLOCK_SIZE);
-	memcpy(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN);
-	fb->endian = DISKDUMP_ENDIAN_MARK;
-	fb->block_size = DISKDUMP_BLOCK_SIZE;
-	fb->block_nr = block_nr;
-	fb->nr_blocks = nr_blocks;
+	memcpy(fb.magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN);
+	memcpy(p, &fb, sizeof(fb));
+	for (uint32_t i = DISKDUMP_FMT_HDR_WORDS; i < FMT_WORDS; i++) {
+		uint64_t w = diskdump_fmt_word(block_nr, i);
+
+		memcpy(p + 8 * i, &w, 8);
+	}
 }
 
-bool dd_is_fmt_block(const void *block, uint64_t block_nr)
+/* Branch free: the cost is the same for every block, good or bad. */
+static bool fmt_words_ok(const unsigned char *p, uint64_t block_nr)
 {
-	const struct diskdump_fmt_block *fb = block;
+	uint64_t diff = 0, w;
 
-	return !memcmp(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN) &&
-	       fb->endian == DISKDUMP_ENDIAN_MARK &&
-	       fb->block_size == DISKDUMP_BLOCK_SIZE && fb->block_nr == block_nr;
+	for (uint32_t i = DISKDUMP_FMT_HDR_WORDS; i < FMT_WORDS; i++) {
+		memcpy(&w, p + 8 * i, 8);
+		diff |= w ^ diskdump_fmt_word(block_nr, i);
+	}
+	return !diff;
+}
+
+static bool tail_is_zero(const unsigned char *p)
+{
+	uint64_t acc = 0, w;
+
+	for (uint32_t i = DISKDUMP_FMT_HDR_WORDS; i < FMT_WORDS; i++) {
+		memcpy(&w, p + 8 * i, 8);
+		acc |= w;
+	}
+	return !acc;
+}
+
+enum dd_fmt_check dd_fmt_block_check(const void *block, uint64_t block_nr,
+				     uint64_t nr_blocks)
+{
+	struct diskdump_fmt_block fb;
+
+	memcpy(&fb, block, sizeof(fb));
+	if (memcmp(fb.magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN) ||
+	    fb.endian != DISKDUMP_ENDIAN_MARK ||
+	    fb.block_size != DISKDUMP_BLOCK_SIZE || fb.block_nr != block_nr ||
+	    fb.pad)
+		return DD_FMT_BAD;
+	/* version 1: the same header without a version, then zeros */
+	if (!fb.version)
+		return tail_is_zero(block) ? DD_FMT_OLD : DD_FMT_BAD;
+	if (fb.version != DISKDUMP_FMT_VERSION || fb.nr_blocks != nr_blocks)
+		return DD_FMT_BAD;
+	return fmt_words_ok(block, block_nr) ? DD_FMT_OK : DD_FMT_BAD;
 }
 
 #define FMT_CHUNK 256	/* blocks per write: 1 MiB */
 
-int dd_format_range(struct dd_dev *dev, uint64_t first, uint64_t end)
+static int write_fmt_blocks(struct dd_dev *dev, char *buf, uint64_t first,
+			    uint64_t end)
 {
-	char *buf = malloc((size_t)FMT_CHUNK * DISKDUMP_BLOCK_SIZE);
-	uint64_t b;
-	int ret = 0;
+	uint64_t b, n;
 
-	if (!buf)
-		return -1;
-	for (b = first; b < end && !ret; b += FMT_CHUNK) {
-		uint64_t n = end - b < FMT_CHUNK ? end - b : FMT_CHUNK;
-
+	for (b = first; b < end; b += n) {
+		n = end - b < FMT_CHUNK ? end - b : FMT_CHUNK;
 		for (uint64_t i = 0; i < n; i++)
 			dd_fill_fmt_block(buf + i * DISKDUMP_BLOCK_SIZE, b + i,
 					  dev->blocks);
-		ret = dd_write_blocks(dev, b, buf, n);
+		if (dd_write_blocks(dev, b, buf, n))
+			return -1;
 	}
+	return 0;
+}
+
+int dd_format_range(struct dd_dev *dev, uint64_t first, uint64_t end)
+{
+	char *buf = dd_alloc_blocks(FMT_CHUNK);
+	int ret;
+
+	if (!buf) {
+		fprintf(stderr, "%s: out of memory\n", dev->path);
+		return -1;
+	}
+	/*
+	 * Block 0 last, once the rest is on the disk: a format that fails or
+	 * is cut short leaves block 0 as it was, so it never looks complete,
+	 * and a dump header there stays one.
+	 */
+	ret = write_fmt_blocks(dev, buf, first ? first : 1, end);
+	if (!ret)
+		ret = dd_sync(dev);
+	if (!ret && !first && end)
+		ret = write_fmt_blocks(dev, buf, 0, 1);
+	if (!ret && !first && end)
+		ret = dd_sync(dev);
 	free(buf);
-	if (!ret && fsync(dev->fd) < 0) {
-		fprintf(stderr, "%s: fsync: %s\n", dev->path, strerror(errno));
-		ret = -1;
-	}
 	return ret;
 }
 
-enum dd_content dd_classify(const void *block0)
+int dd_verify_format(struct dd_dev *dev, uint64_t first, uint64_t end,
+		     struct dd_fmt_scan *scan)
 {
-	if (dd_is_fmt_block(block0, 0))
+	char *buf = dd_alloc_blocks(FMT_CHUNK);
+	uint64_t b, n;
+
+	memset(scan, 0, sizeof(*scan));
+	if (!buf)
+		return -1;
+	dd_drop_cache(dev);
+	for (b = first; b < end; b += n) {
+		n = end - b < FMT_CHUNK ? end - b : FMT_CHUNK;
+		if (dd_read_raw_blocks(dev, b, buf, n)) {
+			free(buf);
+			return -1;
+		}
+		for (uint64_t i = 0; i < n; i++) {
+			if (dd_fmt_block_check(buf + i * DISKDUMP_BLOCK_SIZE, b + i,
+					       dev->blocks) == DD_FMT_OK)
+				continue;
+			if (!scan->nr_bad++)
+				scan->first_bad = b + i;
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* A header that savecore marked saved, its checksum right? */
+static bool header_saved(const void *block0)
+{
+	struct diskdump_header h;
+
+	memcpy(&h, block0, sizeof(h));
+	if (h.endian != DISKDUMP_ENDIAN_MARK || !(h.flags & DISKDUMP_FLAG_SAVED))
+		return false;
+	h.crc = 0;
+	return dd_crc32(0, &h, sizeof(h)) == ((const struct diskdump_header *)block0)->crc;
+}
+
+enum dd_content dd_classify(const void *block0, uint64_t nr_blocks)
+{
+	switch (dd_fmt_block_check(block0, 0, nr_blocks)) {
+	case DD_FMT_OK:
 		return DD_EMPTY;
+	case DD_FMT_OLD:
+		return DD_OLD_FORMAT;
+	case DD_FMT_BAD:
+		break;
+	}
 	if (!memcmp(block0, DISKDUMP_HDR_MAGIC, DISKDUMP_MAGIC_LEN))
-		return DD_DUMP;
+		return header_saved(block0) ? DD_SAVED : DD_DUMP;
+	if (!memcmp(block0, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN))
+		return DD_DAMAGED;
 	return DD_FOREIGN;
 }
 
@@ -238,8 +459,7 @@ static bool region_ok(uint64_t start, uint64_t len, uint64_t limit)
 	return start <= limit && len <= limit - start;
 }
 
-int dd_check_header(const struct diskdump_header *h, uint64_t dev_blocks,
-		    char *why, size_t whylen)
+static int check_identity(const struct diskdump_header *h, char *why, size_t whylen)
 {
 	struct diskdump_header copy;
 	uint32_t crc;
@@ -262,14 +482,17 @@ int dd_check_header(const struct diskdump_header *h, uint64_t dev_blocks,
 			       "header checksum mismatch (%08x, header says %08x)", crc, h->crc);
 	if (h->block_size != DISKDUMP_BLOCK_SIZE)
 		return dd_fail(why, whylen, "block size %u not supported", h->block_size);
-	if (h->partition_blocks > dev_blocks)
-		return dd_fail(why, whylen,
-			       "header says %" PRIu64 " blocks, the device has %" PRIu64,
-			       (uint64_t)h->partition_blocks, dev_blocks);
+	return 0;
+}
+
+/* Every region inside the @limit blocks of the partition the kernel wrote. */
+static int check_layout(const struct diskdump_header *h, uint64_t limit,
+			char *why, size_t whylen)
+{
 	if (h->max_pfn == 0 || h->max_pfn > (1ULL << 40))
 		return dd_fail(why, whylen, "implausible max_pfn %" PRIu64, (uint64_t)h->max_pfn);
-	if (h->bitmap_blocks * DISKDUMP_BLOCK_SIZE * 8 < h->max_pfn ||
-	    h->bitmap_blocks > dev_blocks)
+	if (h->bitmap_blocks > limit ||
+	    h->bitmap_blocks * DISKDUMP_BLOCK_SIZE * 8 < h->max_pfn)
 		return dd_fail(why, whylen,
 			       "bitmap of %" PRIu64 " blocks does not cover %" PRIu64 " pages",
 			       (uint64_t)h->bitmap_blocks, (uint64_t)h->max_pfn);
@@ -278,38 +501,113 @@ int dd_check_header(const struct diskdump_header *h, uint64_t dev_blocks,
 		       DISKDUMP_BLOCK_SIZE, h->bitmap_block))
 		return dd_fail(why, whylen,
 			       "bad note area (%" PRIu64 " bytes)", (uint64_t)h->note_size);
-	if (!region_ok(h->bitmap_block, 2 * h->bitmap_blocks, dev_blocks) ||
+	if (!region_ok(h->bitmap_block, 2 * h->bitmap_blocks, limit) ||
 	    h->data_block != h->bitmap_block + 2 * h->bitmap_blocks)
 		return dd_fail(why, whylen, "bad bitmap placement");
 	if (h->nr_dump_pages > h->nr_ram_pages || h->nr_ram_pages > h->max_pfn)
 		return dd_fail(why, whylen, "page counts do not add up");
 	if (h->written_pages > h->nr_dump_pages ||
-	    !region_ok(h->data_block, h->written_pages, dev_blocks))
+	    !region_ok(h->data_block, h->written_pages, limit))
 		return dd_fail(why, whylen, "%" PRIu64 " written pages do not fit the partition",
 			       (uint64_t)h->written_pages);
-	if (h->status < DISKDUMP_STATUS_WRITING ||
-	    h->status > DISKDUMP_STATUS_INCOMPLETE)
-		return dd_fail(why, whylen, "unknown status %u", h->status);
 	return 0;
 }
 
-const char *dd_foreign_signature(const unsigned char *buf, size_t len)
+static int check_fields(const struct diskdump_header *h, char *why, size_t whylen)
 {
-	if (len >= 1082 && buf[1080] == 0x53 && buf[1081] == 0xef)
-		return "an ext2/3/4 file system";
-	if (len >= 4 && !memcmp(buf, "XFSB", 4))
-		return "an XFS file system";
-	if (len >= 65536 + 72 && !memcmp(buf + 65536 + 64, "_BHRfS_M", 8))
-		return "a btrfs file system";
-	if (len >= 6 && !memcmp(buf, "LUKS\xba\xbe", 6))
-		return "a LUKS volume";
-	if (len >= 4096 && (!memcmp(buf + 4086, "SWAPSPACE2", 10) ||
-			    !memcmp(buf + 4086, "SWAP-SPACE", 10)))
-		return "a swap area";
-	if (len >= 512 && buf[510] == 0x55 && buf[511] == 0xaa &&
-	    (!memcmp(buf + 54, "FAT", 3) || !memcmp(buf + 82, "FAT", 3)))
-		return "a FAT file system";
-	if (len >= 8 && !memcmp(buf, DISKDUMP_HDR_MAGIC, 8))
-		return "a crash dump that savecore has not saved";
-	return NULL;
+	if (h->status < DISKDUMP_STATUS_WRITING ||
+	    h->status > DISKDUMP_STATUS_INCOMPLETE)
+		return dd_fail(why, whylen, "unknown status %u", h->status);
+	if (h->cipher != DISKDUMP_CIPHER_NONE &&
+	    h->cipher != DISKDUMP_CIPHER_CHACHA20_POLY1305)
+		return dd_fail(why, whylen, "unknown cipher %u", h->cipher);
+	if (h->cipher != DISKDUMP_CIPHER_NONE &&
+	    (!h->wrapped_key_size || h->wrapped_key_size > DISKDUMP_WRAPPED_MAX))
+		return dd_fail(why, whylen, "wrapped key of %u bytes", h->wrapped_key_size);
+	return 0;
+}
+
+int dd_check_header(const struct diskdump_header *h, uint64_t dev_blocks,
+		    char *why, size_t whylen)
+{
+	if (check_identity(h, why, whylen))
+		return -1;
+	if (h->partition_blocks > dev_blocks)
+		return dd_fail(why, whylen,
+			       "header says %" PRIu64 " blocks, the device has %" PRIu64,
+			       (uint64_t)h->partition_blocks, dev_blocks);
+	if (check_layout(h, h->partition_blocks, why, whylen))
+		return -1;
+	return check_fields(h, why, whylen);
+}
+
+static void probe_value(blkid_probe pr, const char *name, char *out, size_t len)
+{
+	const char *v = NULL;
+
+	out[0] = 0;
+	if (!blkid_probe_lookup_value(pr, name, &v, NULL) && v)
+		snprintf(out, len, "%s", v);
+}
+
+/* The signature the probe stopped at: a superblock or a partition table. */
+static void probe_signature(blkid_probe pr, struct dd_signature *s)
+{
+	char off[32];
+
+	memset(s, 0, sizeof(*s));
+	probe_value(pr, "TYPE", s->type, sizeof(s->type));
+	if (s->type[0]) {
+		probe_value(pr, "USAGE", s->usage, sizeof(s->usage));
+		probe_value(pr, "SBMAGIC_OFFSET", off, sizeof(off));
+	} else {
+		probe_value(pr, "PTTYPE", s->type, sizeof(s->type));
+		snprintf(s->usage, sizeof(s->usage), "partition table");
+		probe_value(pr, "PTMAGIC_OFFSET", off, sizeof(off));
+	}
+	s->has_offset = off[0] != 0;
+	s->offset = strtoull(off, NULL, 10);
+}
+
+static blkid_probe new_probe(int fd)
+{
+	blkid_probe pr = blkid_new_probe();
+
+	if (!pr)
+		return NULL;
+	if (blkid_probe_set_device(pr, fd, 0, 0)) {
+		blkid_free_probe(pr);
+		return NULL;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
+					  BLKID_SUBLKS_MAGIC | BLKID_SUBLKS_BADCSUM);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC | BLKID_PARTS_FORCE_GPT);
+	return pr;
+}
+
+int dd_signatures(const char *path, struct dd_signature *sigs, int max)
+{
+	blkid_probe pr;
+	int fd, n = 0, r;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* what is on the disk, not what an earlier writer left cached */
+	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+	pr = new_probe(fd);
+	if (!pr) {
+		close(fd);
+		return -1;
+	}
+	while ((r = blkid_do_probe(pr)) == 0) {
+		if (n < max)
+			probe_signature(pr, &sigs[n]);
+		n++;
+	}
+	blkid_free_probe(pr);
+	close(fd);
+	return r < 0 ? -1 : n;
 }

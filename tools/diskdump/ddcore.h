@@ -10,21 +10,32 @@
 
 #define DD_VERSION "0.1"
 
-/* Exit codes, documented in savecore(8). */
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+/* Exit codes, documented in savecore(8) and diskdumpfmt(8). */
 enum {
-	EX_OK = 0,
-	EX_ERROR = 1,	/* I/O error, bad arguments, unusable target */
-	EX_USAGE = 2,
-	EX_NODUMP = 3,	/* the partition holds no dump */
-	EX_CORRUPT = 4,	/* the partition holds a dump savecore cannot trust */
-	EX_NOSPACE = 5,	/* the target file system is too full */
+	DD_EXIT_OK = 0,		/* a dump is there, or was saved */
+	DD_EXIT_ERROR = 1,	/* I/O error, bad arguments, unusable target */
+	DD_EXIT_USAGE = 2,
+	DD_EXIT_NODUMP = 3,	/* formatted (version 2) and empty */
+	DD_EXIT_CORRUPT = 4,	/* a dump savecore cannot trust */
+	DD_EXIT_NOSPACE = 5,	/* the target file system is too full */
+	DD_EXIT_UNFORMATTED = 6, /* not, or no longer, what the format says */
+	DD_EXIT_OLDFORMAT = 7,	/* format version 1: format it again */
 };
+
+/* dd_open() flags */
+#define DD_OPEN_WRITE	0x1
+#define DD_OPEN_EXCL	0x2	/* a block device nobody else holds */
 
 struct dd_dev {
 	int fd;
 	const char *path;
 	uint64_t size;		/* bytes */
 	uint64_t blocks;	/* DISKDUMP_BLOCK_SIZE blocks */
+	bool direct;		/* O_DIRECT: reads and writes bypass the cache */
 	const char *keyfile;	/* private key for an encrypted dump, or NULL */
 	/* set by dd_unseal(): decrypts blocks read by dd_read_blocks() */
 	int (*decrypt)(struct dd_dev *dev, uint64_t block, void *buf, uint64_t n);
@@ -34,7 +45,12 @@ struct dd_dev {
 
 uint32_t dd_crc32(uint32_t crc, const void *buf, size_t len);
 
-int dd_open(struct dd_dev *dev, const char *path, bool writable);
+/*
+ * Open a partition or image file with O_DIRECT, or, where that is refused,
+ * buffered with its cached pages dropped.  0, or -errno after a message
+ * (none for EBUSY with DD_OPEN_EXCL: the caller says who holds it).
+ */
+int dd_open(struct dd_dev *dev, const char *path, unsigned int flags);
 void dd_close(struct dd_dev *dev);
 /* Blocks as the dump holds them: decrypted once dd_unseal() succeeded. */
 int dd_read_blocks(struct dd_dev *dev, uint64_t block, void *buf, uint64_t n);
@@ -43,22 +59,51 @@ int dd_read_raw_blocks(struct dd_dev *dev, uint64_t block, void *buf,
 		       uint64_t n);
 int dd_write_blocks(struct dd_dev *dev, uint64_t block, const void *buf,
 		    uint64_t n);
+/* Write back what was written; drop the cache of a buffered device. */
+int dd_sync(struct dd_dev *dev);
+/* Make the next reads of a buffered device come from the disk. */
+void dd_drop_cache(struct dd_dev *dev);
+/* @n blocks, aligned for O_DIRECT; free() them. */
+void *dd_alloc_blocks(uint64_t n);
 
-/* pwrite all of @buf at @off of @fd: 0, or -EX_NOSPACE or -EX_ERROR. */
+/* pwrite all of @buf at @off of @fd: 0, or -DD_EXIT_NOSPACE or -DD_EXIT_ERROR. */
 int dd_write_full(int fd, const void *buf, size_t len, uint64_t off);
 
+/* Block @block_nr of a formatted partition of @nr_blocks blocks. */
 void dd_fill_fmt_block(void *block, uint64_t block_nr, uint64_t nr_blocks);
-bool dd_is_fmt_block(const void *block, uint64_t block_nr);
+
+enum dd_fmt_check {
+	DD_FMT_OK,	/* every byte is what format version 2 says */
+	DD_FMT_OLD,	/* a block of format version 1 */
+	DD_FMT_BAD,	/* anything else */
+};
+
+enum dd_fmt_check dd_fmt_block_check(const void *block, uint64_t block_nr,
+				     uint64_t nr_blocks);
+
+/* Write blocks [first, end): block 0, if in range, last. */
 int dd_format_range(struct dd_dev *dev, uint64_t first, uint64_t end);
+
+struct dd_fmt_scan {
+	uint64_t first_bad;	/* the first block not DD_FMT_OK, if nr_bad */
+	uint64_t nr_bad;
+};
+
+/* Compare every block of [first, end) with the format, from the disk. */
+int dd_verify_format(struct dd_dev *dev, uint64_t first, uint64_t end,
+		     struct dd_fmt_scan *scan);
 
 /* What the first block holds. */
 enum dd_content {
-	DD_EMPTY,		/* formatted, no dump */
+	DD_EMPTY,		/* format version 2, no dump */
+	DD_OLD_FORMAT,		/* format version 1 */
 	DD_DUMP,		/* a dump header */
-	DD_FOREIGN,		/* neither */
+	DD_SAVED,		/* a header savecore marked saved: format it */
+	DD_DAMAGED,		/* the format's signature, not the rest */
+	DD_FOREIGN,		/* none of these */
 };
 
-enum dd_content dd_classify(const void *block0);
+enum dd_content dd_classify(const void *block0, uint64_t nr_blocks);
 
 /*
  * Check a dump header against itself and the partition: magic, byte order,
@@ -70,8 +115,20 @@ int dd_check_header(const struct diskdump_header *h, uint64_t dev_blocks,
 
 const char *dd_status_name(uint32_t status);
 
-/* Name a filesystem or other known signature in the first 128 KiB, or NULL. */
-const char *dd_foreign_signature(const unsigned char *buf, size_t len);
+/* A signature libblkid found: a file system, a partition table, ... */
+struct dd_signature {
+	char type[32];		/* TYPE or PTTYPE: "ext4", "gpt", "swap" */
+	char usage[32];		/* "filesystem", "raid", "crypto", "partition table" */
+	uint64_t offset;	/* of its magic, in bytes */
+	bool has_offset;	/* libblkid named where its magic is */
+};
+
+/*
+ * Every signature libblkid finds on @path, as wipefs(8) lists them, up to
+ * @max of them into @sigs: how many were found (possibly more than @max),
+ * or -1 if the probe failed.
+ */
+int dd_signatures(const char *path, struct dd_signature *sigs, int max);
 
 static inline bool dd_test_bit(const uint8_t *map, uint64_t bit)
 {

@@ -181,7 +181,7 @@ static int write_headers(const struct dd_dump *d, int fd, enum dd_compress how,
 
 	blk = calloc(1 + sub_blocks, DISKDUMP_BLOCK_SIZE);
 	if (!blk)
-		return -EX_ERROR;
+		return -DD_EXIT_ERROR;
 	hdr = (struct kdump_disk_header *)blk;
 	memcpy(hdr->signature, KDUMP_SIGNATURE, 8);
 	hdr->header_version = KDUMP_VERSION;
@@ -233,7 +233,7 @@ static int write_bitmaps(const struct dd_dump *d, int fd, uint64_t off,
 	int ret;
 
 	if (!present)
-		return -EX_ERROR;
+		return -DD_EXIT_ERROR;
 	for (uint64_t pfn = 0; pfn < d->h.max_pfn && rank < d->present; pfn++) {
 		if (dd_test_bit(d->dump_map, pfn)) {
 			present[pfn / 8] |= (uint8_t)(1 << (pfn % 8));
@@ -295,18 +295,18 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 	int ret;
 
 	if (d->sealed)
-		return -EX_ERROR;	/* encrypted and no key */
+		return -DD_EXIT_ERROR;	/* encrypted and no key */
 
 	map_blocks = ((d->h.max_pfn + 7) / 8 + DISKDUMP_BLOCK_SIZE - 1) / DISKDUMP_BLOCK_SIZE;
 	map_bytes = map_blocks * DISKDUMP_BLOCK_SIZE;
 	sub_blocks = (sizeof(struct kdump_sub_header) + d->h.note_size +
 		      DISKDUMP_BLOCK_SIZE - 1) / DISKDUMP_BLOCK_SIZE;
 	if (2 * map_blocks > UINT32_MAX || sub_blocks > INT32_MAX)
-		return -EX_CORRUPT;
+		return -DD_EXIT_CORRUPT;
 	if (how == DD_LZO && lzo_init() != LZO_E_OK)
-		return -EX_ERROR;
+		return -DD_EXIT_ERROR;
 	if (how == DD_ZLIB && deflateInit(&pk.zs, 1) != Z_OK)
-		return -EX_ERROR;
+		return -DD_EXIT_ERROR;
 	ret = write_headers(d, fd, how, (uint32_t)sub_blocks, (uint32_t)(2 * map_blocks));
 	off = (1 + sub_blocks) * DISKDUMP_BLOCK_SIZE;
 	if (!ret)
@@ -317,13 +317,13 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 	desc_off = off + 2 * map_bytes;
 	zero_off = desc_off + nr_pages * sizeof(*pd);
 	data = zero_off + DISKDUMP_BLOCK_SIZE;
-	in = malloc((size_t)KDUMP_CHUNK * DISKDUMP_BLOCK_SIZE);
+	in = dd_alloc_blocks(KDUMP_CHUNK);
 	out = malloc((size_t)KDUMP_CHUNK * PAGE_BOUND);
 	pk.lzo_work = malloc(LZO1X_1_MEM_COMPRESS);
 	zero = calloc(1, DISKDUMP_BLOCK_SIZE);
 	pd = malloc(KDUMP_CHUNK * sizeof(*pd));
 	ret = in && out && zero && pd && pk.lzo_work ?
-	      dd_write_full(fd, zero, DISKDUMP_BLOCK_SIZE, zero_off) : -EX_ERROR;
+	      dd_write_full(fd, zero, DISKDUMP_BLOCK_SIZE, zero_off) : -DD_EXIT_ERROR;
 	while (!ret && done < nr_pages) {
 		unsigned int n = nr_pages - done < KDUMP_CHUNK ? (unsigned int)(nr_pages - done)
 							       : KDUMP_CHUNK;
@@ -333,7 +333,7 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 		if (dd_read_blocks(dev, d->h.data_block + done, in, n)) {
 			fprintf(stderr, "savecore: %s: read error at page %" PRIu64 "\n",
 				dev->path, done);
-			ret = -EX_ERROR;
+			ret = -DD_EXIT_ERROR;
 			break;
 		}
 		pack_pages(&pk, in, n, zero_off, pd, out, &len, &data);

@@ -79,32 +79,61 @@ void dd_progress(uint64_t done, uint64_t total)
 #define info(...) do { if (!opt.quiet) printf(__VA_ARGS__); } while (0)
 #define verbose(...) do { if (opt.verbose) printf(__VA_ARGS__); } while (0)
 
+/* Read block 0 into d->h if it is a dump header; else say what it is. */
+static int load_block0(struct dd_dev *dev, struct dd_dump *d, char *why,
+		       size_t whylen)
+{
+	uint8_t *block = dd_alloc_blocks(1);
+	int ret = 0;
+
+	if (!block || dd_read_blocks(dev, 0, block, 1)) {
+		snprintf(why, whylen, "cannot read the first block");
+		free(block);
+		return -DD_EXIT_ERROR;
+	}
+	d->content = dd_classify(block, dev->blocks);
+	switch (d->content) {
+	case DD_EMPTY:
+		snprintf(why, whylen, "no dump: the partition is formatted and empty");
+		ret = -DD_EXIT_NODUMP;
+		break;
+	case DD_OLD_FORMAT:
+		snprintf(why, whylen,
+			 "formatted with diskdump format version 1, which the kernel no longer writes to; run diskdumpfmt %s to format it again",
+			 dev->path);
+		ret = -DD_EXIT_OLDFORMAT;
+		break;
+	case DD_DAMAGED:
+		snprintf(why, whylen,
+			 "block 0 is not what the diskdump format says; run diskdumpfmt %s to format it again",
+			 dev->path);
+		ret = -DD_EXIT_UNFORMATTED;
+		break;
+	case DD_FOREIGN:
+		snprintf(why, whylen,
+			 "not formatted for diskdump; run diskdumpfmt %s to format it",
+			 dev->path);
+		ret = -DD_EXIT_UNFORMATTED;
+		break;
+	case DD_DUMP:
+	case DD_SAVED:	/* dd_load() tells it from the header's flags */
+		memcpy(&d->h, block, sizeof(d->h));
+		break;
+	}
+	free(block);
+	return ret;
+}
+
 int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 {
 	uint64_t nb, rank = 0, pfn, written;
 	uint8_t *block;
+	int ret;
 
 	memset(d, 0, sizeof(*d));
-	block = malloc(DISKDUMP_BLOCK_SIZE);
-	if (!block || dd_read_blocks(dev, 0, block, 1)) {
-		snprintf(why, whylen, "cannot read the first block");
-		free(block);
-		return -EX_ERROR;
-	}
-	switch (dd_classify(block)) {
-	case DD_EMPTY:
-		snprintf(why, whylen, "no dump: the partition is formatted and empty");
-		free(block);
-		return -EX_NODUMP;
-	case DD_FOREIGN:
-		snprintf(why, whylen, "no dump: the partition is not formatted for diskdump");
-		free(block);
-		return -EX_NODUMP;
-	case DD_DUMP:
-		break;
-	}
-	memcpy(&d->h, block, sizeof(d->h));
-	free(block);
+	ret = load_block0(dev, d, why, whylen);
+	if (ret)
+		return ret;
 	if (opt.force) {
 		/* -f: a header whose checksum is wrong is still read, every
 		 * other check applies (and the reader is fuzzed without the crc)
@@ -122,11 +151,17 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 		}
 	}
 	if (dd_check_header(&d->h, dev->blocks, why, whylen))
-		return -EX_CORRUPT;
+		return -DD_EXIT_CORRUPT;
+	if (d->h.flags & DISKDUMP_FLAG_SAVED) {
+		d->content = DD_SAVED;
+		snprintf(why, whylen,
+			 "no dump: the dump was saved, but the partition was not formatted again");
+		return -DD_EXIT_NODUMP;
+	}
 	if (d->h.bitmap_blocks != (d->h.max_pfn + DISKDUMP_BLOCK_SIZE * 8 - 1) /
 				  (DISKDUMP_BLOCK_SIZE * 8)) {
 		snprintf(why, whylen, "bitmap size does not match max_pfn");
-		return -EX_CORRUPT;
+		return -DD_EXIT_CORRUPT;
 	}
 	if (d->h.cipher != DISKDUMP_CIPHER_NONE) {
 		int ret;
@@ -144,11 +179,11 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 	}
 
 	nb = d->h.bitmap_blocks;
-	d->ram_map = malloc(nb * DISKDUMP_BLOCK_SIZE);
-	d->dump_map = malloc(nb * DISKDUMP_BLOCK_SIZE);
+	d->ram_map = dd_alloc_blocks(nb);
+	d->dump_map = dd_alloc_blocks(nb);
 	d->notes = malloc(d->h.note_size ? d->h.note_size : 1);
-	block = malloc(((d->h.note_size + DISKDUMP_BLOCK_SIZE - 1) /
-			DISKDUMP_BLOCK_SIZE + 1) * DISKDUMP_BLOCK_SIZE);
+	block = dd_alloc_blocks((d->h.note_size + DISKDUMP_BLOCK_SIZE - 1) /
+				DISKDUMP_BLOCK_SIZE + 1);
 	if (!d->ram_map || !d->dump_map || !d->notes || !block ||
 	    dd_read_blocks(dev, d->h.bitmap_block, d->ram_map, nb) ||
 	    dd_read_blocks(dev, d->h.bitmap_block + nb, d->dump_map, nb) ||
@@ -157,7 +192,7 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 			   DISKDUMP_BLOCK_SIZE)) {
 		free(block);
 		snprintf(why, whylen, "cannot read the bitmaps or notes");
-		return -EX_ERROR;
+		return -DD_EXIT_ERROR;
 	}
 	memcpy(d->notes, block, d->h.note_size);
 	free(block);
@@ -166,7 +201,7 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 		if (dd_test_bit(d->dump_map, pfn)) {
 			if (!dd_test_bit(d->ram_map, pfn)) {
 				snprintf(why, whylen, "page %" PRIu64 " dumped but not RAM", pfn);
-				return -EX_CORRUPT;
+				return -DD_EXIT_CORRUPT;
 			}
 			rank++;
 		}
@@ -174,7 +209,7 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 	if (rank != d->h.nr_dump_pages) {
 		snprintf(why, whylen, "dump bitmap has %" PRIu64 " pages, header says %" PRIu64,
 			 rank, (uint64_t)d->h.nr_dump_pages);
-		return -EX_CORRUPT;
+		return -DD_EXIT_CORRUPT;
 	}
 
 	written = d->h.written_pages;
@@ -186,14 +221,15 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 
 /*
  * The kernel stopped while writing: the header was never finalised.  The
- * page blocks it did write no longer carry the format signature; the first
- * one that does marks where it stopped.
+ * page blocks it did write are no longer formatted; the first one that is,
+ * every byte of it (or a block of format version 1, from an older kernel),
+ * marks where it stopped.
  */
 uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h)
 {
 	uint64_t max = h->nr_dump_pages, done = 0;
 	uint64_t room = dev->blocks - h->data_block;
-	char *buf = malloc((size_t)COPY_CHUNK * DISKDUMP_BLOCK_SIZE);
+	char *buf = dd_alloc_blocks(COPY_CHUNK);
 
 	if (max > room)
 		max = room;
@@ -203,8 +239,9 @@ uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h)
 		if (dd_read_raw_blocks(dev, h->data_block + done, buf, n))
 			break;
 		for (uint64_t i = 0; i < n; i++, done++)
-			if (dd_is_fmt_block(buf + i * DISKDUMP_BLOCK_SIZE,
-					    h->data_block + done))
+			if (dd_fmt_block_check(buf + i * DISKDUMP_BLOCK_SIZE,
+					       h->data_block + done,
+					       h->partition_blocks) != DD_FMT_BAD)
 				goto out;
 	}
 out:
@@ -413,9 +450,9 @@ static int map_cpu_stacks(struct dd_dev *dev, struct dd_dump *d)
 
 	while (off + 12 <= d->h.note_size) {
 		const uint32_t *n = (const uint32_t *)(d->notes + off);
-		size_t desc_off = off + 12 + ((n[0] + 3) & ~3UL);
+		size_t desc_off = off + 12 + ((n[0] + 3ULL) & ~3ULL);
 
-		if (desc_off + n[1] > d->h.note_size)
+		if (n[0] > d->h.note_size || desc_off + n[1] > d->h.note_size)
 			break;
 		if (n[2] == NT_PRSTATUS_TYPE && n[1] >= 112 + 27 * 8) {
 			uint64_t rsp, base;
@@ -434,9 +471,17 @@ static int map_cpu_stacks(struct dd_dev *dev, struct dd_dump *d)
 					return -1;
 			}
 		}
-		off = desc_off + ((n[1] + 3) & ~3UL);
+		off = desc_off + ((n[1] + 3ULL) & ~3ULL);
 	}
 	return 0;
+}
+
+/* A kernel image that fits in the RAM the header describes. */
+static bool kernel_image_ok(const struct diskdump_header *h)
+{
+	uint64_t ram = h->max_pfn * DISKDUMP_BLOCK_SIZE;
+
+	return h->kernel_size && h->kernel_size <= ram && h->kernel_paddr <= ram - h->kernel_size;
 }
 
 int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d)
@@ -458,7 +503,7 @@ int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d)
 	 */
 	if (map_cpu_stacks(dev, d))
 		return -1;
-	if (h->kernel_size && add_runs(d, klo, khi, h->kernel_vaddr, h->kernel_paddr))
+	if (kernel_image_ok(h) && add_runs(d, klo, khi, h->kernel_vaddr, h->kernel_paddr))
 		return -1;
 	return add_runs(d, 0, h->max_pfn, h->page_offset, 0);
 }
@@ -473,7 +518,7 @@ static int copy_pages(struct dd_dev *dev, const struct dd_dump *d, int fd,
 		int ret;
 
 		if (dd_read_blocks(dev, d->h.data_block + rank, buf, n))
-			return -EX_ERROR;
+			return -DD_EXIT_ERROR;
 		ret = dd_write_full(fd, buf, len, off);
 		if (ret)
 			return ret;
@@ -505,14 +550,14 @@ int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd)
 	int ret = 0;
 
 	if (d->sealed)
-		return -EX_ERROR;
+		return -DD_EXIT_ERROR;
 
 	hdr = calloc(1, hdrlen + d->h.note_size);
-	buf = malloc((size_t)COPY_CHUNK * DISKDUMP_BLOCK_SIZE);
+	buf = dd_alloc_blocks(COPY_CHUNK);
 	if (!hdr || !buf) {
 		free(hdr);
 		free(buf);
-		return -EX_ERROR;
+		return -DD_EXIT_ERROR;
 	}
 	eh = (Elf64_Ehdr *)hdr;
 	ph = (Elf64_Phdr *)(hdr + sizeof(*eh));
@@ -555,7 +600,7 @@ int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd)
 	}
 	if (pwrite(fd, hdr, hdrlen + d->h.note_size, 0) != (ssize_t)(hdrlen + d->h.note_size)) {
 		fprintf(stderr, "savecore: write: %s\n", strerror(errno));
-		ret = errno == ENOSPC ? -EX_NOSPACE : -EX_ERROR;
+		ret = errno == ENOSPC ? -DD_EXIT_NOSPACE : -DD_EXIT_ERROR;
 	}
 	for (size_t i = 0, total = 0, done = 0; i < d->nr_segs && !ret; i++) {
 		const struct dd_seg *s = &d->segs[i];
@@ -578,8 +623,11 @@ static void print_usage(FILE *f)
 	fprintf(f,
 		"usage: savecore [options] DEVICE [DIR]\n"
 		"Save the crash dump on the diskdump partition DEVICE into\n"
-		"DIR/HOST-DATE/ (default DIR: /var/crash), then format DEVICE again.\n"
-		"  -c, --check         only tell whether DEVICE holds a dump (exit 0 if so)\n"
+		"DIR/HOST-YYYYMMDD-HHMMSS/ (default DIR: /var/crash), then format DEVICE again.\n"
+		"  -c, --check         only say what DEVICE holds, in a line 'state: STATE'\n"
+		"                      on stdout (and the summary of a dump); a partition\n"
+		"                      without a dump is read whole, every block compared\n"
+		"                      with the format\n"
 		"  -k, --keep          do not format DEVICE after saving\n"
 		"  -s, --map-stacks    add PT_LOADs for the CPUs' vmalloc'd stacks, so that\n"
 		"                      gdb unwinds them (crash 8.0.2 then fails to open it)\n"
@@ -587,39 +635,94 @@ static void print_usage(FILE *f)
 		"  -F, --format FMT    elf (default) or kdump (kdump-compressed, as\n"
 		"                      makedumpfile writes it)\n"
 		"  -Z, --compress ALG  for kdump: zlib (default), lzo, zstd or none\n"
-		"  -n, --keep-dumps N  after saving, keep only the newest N dumps in DIR\n"
+		"  -n, --keep-dumps N  keep only the newest N dumps in DIR: after saving, and\n"
+		"                      before, if DIR lacks the space (but never one of the\n"
+		"                      newest N-1)\n"
 		"  -K, --key FILE      the RSA private key (PEM) of an encrypted dump;\n"
 		"                      without it an encrypted dump is saved as it is\n"
 		"  -f, --force         read a dump whose header checksum is wrong, or an\n"
 		"                      encrypted dump that was never finished (unverified)\n"
 		"  -v, --verbose       say more\n"
-		"  -q, --quiet         print only errors\n"
+		"  -q, --quiet         print only errors (and, with -c, the state line)\n"
 		"  -h, --help          this text\n"
 		"  -V, --version       print the version\n"
-		"exit status: 0 saved (or, with -c, a dump is there), 1 error, 2 usage,\n"
-		"  3 no dump, 4 corrupt dump (left untouched), 5 not enough space\n");
+		"exit status, and the state -c prints:\n"
+		"  0  a dump is there, or it was saved             state: dump\n"
+		"  1  error: I/O, an unusable DIR\n"
+		"  2  usage\n"
+		"  3  formatted and empty: no dump                 state: empty\n"
+		"  4  a dump savecore cannot trust (left as is)    state: damaged\n"
+		"  5  not enough space in DIR\n"
+		"  6  not formatted for diskdump                   state: unformatted\n"
+		"     or a block not what the format says          state: damaged\n"
+		"  7  format version 1: run diskdumpfmt DEVICE     state: old-format\n");
 }
 
-static void print_summary(FILE *f, const struct dd_dump *d, const char *dev)
+#define DD_MAX_TIME 253402300799ULL	/* 9999-12-31 23:59:59 UTC */
+
+/* The panic time, unless the header's is beyond what gmtime_r() takes. */
+static bool panic_tm(const struct diskdump_header *h, struct tm *tm)
+{
+	time_t t = (time_t)h->time_sec;
+
+	return h->time_sec <= DD_MAX_TIME && gmtime_r(&t, tm);
+}
+
+/* A string of the header: to its NUL or @len bytes, printable ASCII only. */
+static void put_str(FILE *f, const char *key, const char *s, size_t len)
+{
+	fprintf(f, "%s: ", key);
+	for (size_t i = 0; i < len && s[i]; i++)
+		fputc(s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?', f);
+	fputc('\n', f);
+}
+
+static void print_times(FILE *f, const struct diskdump_header *h)
+{
+	fprintf(f, "timers_run: %" PRIu64 "\n", (uint64_t)h->timers_run);
+	fprintf(f, "tasklets_run: %" PRIu64 "\n", (uint64_t)h->tasklets_run);
+	fprintf(f, "unreadable_pages: %" PRIu64 "\n", (uint64_t)h->unreadable_pages);
+	fprintf(f, "check_ms: %" PRIu64 "\n", (uint64_t)h->check_ns / 1000000);
+	fprintf(f, "verify_ms: %" PRIu64 "\n", (uint64_t)h->verify_ns / 1000000);
+	fprintf(f, "write_ms: %" PRIu64 "\n", (uint64_t)h->write_ns / 1000000);
+}
+
+static void print_cipher(FILE *f, const struct diskdump_header *h)
+{
+	char id[2 * DISKDUMP_KEY_ID_SIZE + 1];
+
+	if (h->cipher == DISKDUMP_CIPHER_NONE) {
+		fprintf(f, "encryption: none\n");
+		return;
+	}
+	dd_key_id_hex(h->key_id, id);
+	fprintf(f, "encryption: chacha20-poly1305, RSA-%u\n", h->wrapped_key_size * 8);
+	fprintf(f, "key_id: sha256:%s\n", id);
+}
+
+void dd_print_summary(FILE *f, const struct dd_dump *d, const char *dev)
 {
 	const struct diskdump_header *h = &d->h;
 	char when[64];
-	time_t t = (time_t)h->time_sec;
 	struct tm tm;
 
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", gmtime_r(&t, &tm));
+	if (panic_tm(h, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	else
+		snprintf(when, sizeof(when), "invalid (%" PRIu64 ")", (uint64_t)h->time_sec);
 	fprintf(f, "device: %s\n", dev);
 	fprintf(f, "status: %s\n", dd_status_name(h->status));
-	fprintf(f, "flags:%s%s%s%s\n", h->flags & DISKDUMP_FLAG_TRUNCATED ? " truncated" : "",
+	fprintf(f, "flags:%s%s%s%s%s\n", h->flags & DISKDUMP_FLAG_TRUNCATED ? " truncated" : "",
 		h->flags & DISKDUMP_FLAG_IO_ERROR ? " io-error" : "",
 		h->flags & DISKDUMP_FLAG_IRQS_ON ? " irqs-on" : "",
+		h->flags & DISKDUMP_FLAG_SAVED ? " saved" : "",
 		h->flags ? "" : " none");
 	fprintf(f, "time: %s\n", when);
-	fprintf(f, "host: %.65s\n", h->nodename);
-	fprintf(f, "release: %.65s\n", h->release);
-	fprintf(f, "version: %.65s\n", h->version_str);
-	fprintf(f, "machine: %.65s\n", h->machine);
-	fprintf(f, "panic: %.*s\n", DISKDUMP_PANIC_LEN, h->panic_msg);
+	put_str(f, "host", h->nodename, sizeof(h->nodename));
+	put_str(f, "release", h->release, sizeof(h->release));
+	put_str(f, "version", h->version_str, sizeof(h->version_str));
+	put_str(f, "machine", h->machine, sizeof(h->machine));
+	put_str(f, "panic", h->panic_msg, sizeof(h->panic_msg));
 	fprintf(f, "panic_cpu: %u\n", h->panic_cpu);
 	fprintf(f, "cpus: %u\n", h->nr_cpus);
 	fprintf(f, "cpu_notes: %u\n", h->nr_cpu_notes);
@@ -628,20 +731,8 @@ static void print_summary(FILE *f, const struct dd_dump *d, const char *dev)
 	fprintf(f, "dump_pages: %" PRIu64 "\n", (uint64_t)h->nr_dump_pages);
 	fprintf(f, "saved_pages: %" PRIu64 "\n", d->present);
 	fprintf(f, "partial: %s\n", d->present < h->nr_dump_pages ? "yes" : "no");
-	fprintf(f, "timers_run: %" PRIu64 "\n", (uint64_t)h->timers_run);
-	fprintf(f, "tasklets_run: %" PRIu64 "\n", (uint64_t)h->tasklets_run);
-	fprintf(f, "unreadable_pages: %" PRIu64 "\n", (uint64_t)h->unreadable_pages);
-	fprintf(f, "check_ms: %" PRIu64 "\n", (uint64_t)h->check_ns / 1000000);
-	fprintf(f, "write_ms: %" PRIu64 "\n", (uint64_t)h->write_ns / 1000000);
-	if (h->cipher == DISKDUMP_CIPHER_NONE) {
-		fprintf(f, "encryption: none\n");
-	} else {
-		char id[2 * DISKDUMP_KEY_ID_SIZE + 1];
-
-		dd_key_id_hex(h->key_id, id);
-		fprintf(f, "encryption: chacha20-poly1305, RSA-%u\n", h->wrapped_key_size * 8);
-		fprintf(f, "key_id: sha256:%s\n", id);
-	}
+	print_times(f, h);
+	print_cipher(f, h);
 }
 
 /*
@@ -660,8 +751,8 @@ static uint64_t sealed_blocks(const struct dd_dump *d)
 static int save_sealed(struct dd_dev *dev, const struct dd_dump *d, int fd)
 {
 	uint64_t end = sealed_blocks(d), done = 0;
-	char *buf = malloc((size_t)COPY_CHUNK * DISKDUMP_BLOCK_SIZE);
-	int ret = -EX_ERROR;
+	char *buf = dd_alloc_blocks(COPY_CHUNK);
+	int ret = -DD_EXIT_ERROR;
 
 	if (!buf)
 		return ret;
@@ -678,35 +769,88 @@ static int save_sealed(struct dd_dev *dev, const struct dd_dump *d, int fd)
 	if (ftruncate(fd, (off_t)(d->h.partition_blocks * DISKDUMP_BLOCK_SIZE)) == 0)
 		ret = 0;
 	else
-		ret = errno == ENOSPC ? -EX_NOSPACE : -EX_ERROR;
+		ret = errno == ENOSPC ? -DD_EXIT_NOSPACE : -DD_EXIT_ERROR;
 out:
 	free(buf);
 	return ret;
 }
 
+static bool is_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+}
+
+static bool all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+static void host_name(const struct diskdump_header *h, char *out, size_t len)
+{
+	size_t n = strnlen(h->nodename, sizeof(h->nodename)), i;
+
+	/* "(none)": the kernel's default, nobody set a host name */
+	if (!n || (n == 6 && !memcmp(h->nodename, "(none)", 6))) {
+		snprintf(out, len, "localhost");
+		return;
+	}
+	for (i = 0; i < n && i + 1 < len; i++)
+		out[i] = is_name_char(h->nodename[i]) ? h->nodename[i] : '_';
+	out[i] = 0;
+	if (out[0] == '.')
+		out[0] = '_';
+}
+
+void dd_dump_dir_name(const struct diskdump_header *h, char *out, size_t len)
+{
+	char host[DISKDUMP_UTS_LEN + 1], stamp[32];
+	struct tm tm;
+
+	host_name(h, host, sizeof(host));
+	if (panic_tm(h, &tm))
+		strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	else
+		snprintf(stamp, sizeof(stamp), "00000000-000000");
+	snprintf(out, len, "%s-%s", host, stamp);
+}
+
+#define STAMP_LEN 16	/* -YYYYMMDD-HHMMSS */
+
+bool dd_is_dump_dir_name(const char *name)
+{
+	size_t len = strlen(name);
+	const char *dot = strrchr(name, '.'), *stamp;
+
+	/* the ".N" make_target_dir() adds when the name is taken */
+	if (dot && dot[1] && strlen(dot + 1) <= 2 && all_digits(dot + 1, strlen(dot + 1)))
+		len = (size_t)(dot - name);
+	if (len <= STAMP_LEN || len - STAMP_LEN > DISKDUMP_UTS_LEN)
+		return false;
+	stamp = name + len - STAMP_LEN;
+	if (stamp[0] != '-' || !all_digits(stamp + 1, 8) || stamp[9] != '-' ||
+	    !all_digits(stamp + 10, 6))
+		return false;
+	for (size_t i = 0; i < len - STAMP_LEN; i++)
+		if (!is_name_char(name[i]))
+			return false;
+	return true;
+}
+
 static int make_target_dir(const char *dir, const struct diskdump_header *h,
 			   char *out, size_t outlen)
 {
-	char stamp[32], host[DISKDUMP_UTS_LEN + 1];
-	time_t t = (time_t)h->time_sec;
-	struct tm tm;
+	char name[DD_DIR_NAME_MAX];
 
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", gmtime_r(&t, &tm));
-	snprintf(host, sizeof(host), "%.65s", h->nodename);
-	for (char *p = host; *p; p++)
-		if (*p == '/' || *p == ' ')
-			*p = '_';
-	if (!host[0])
-		snprintf(host, sizeof(host), "unknown");
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		fprintf(stderr, "savecore: %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
+	dd_dump_dir_name(h, name, sizeof(name));
 	for (int i = 0; i < 100; i++) {
 		if (i)
-			snprintf(out, outlen, "%s/%s-%s.%d", dir, host, stamp, i);
+			snprintf(out, outlen, "%s/%s.%d", dir, name, i);
 		else
-			snprintf(out, outlen, "%s/%s-%s", dir, host, stamp);
+			snprintf(out, outlen, "%s/%s", dir, name);
 		if (!mkdir(out, 0700))
 			return 0;
 		if (errno != EEXIST)
@@ -728,10 +872,18 @@ static int fsync_path(const char *path)
 	return ret;
 }
 
-/* A saved dump: a directory of DIR holding info and vmcore. */
+/* ---- rotation: only what savecore wrote, never through a symlink ---- */
+
+/* A saved dump: a directory of DIR holding savecore's info. */
 struct saved {
 	char name[NAME_MAX + 1];
-	struct timespec when;
+	struct timespec when;	/* of its info */
+	uint64_t bytes;		/* what removing it frees */
+};
+
+/* Every file savecore writes in a dump directory; info last. */
+static const char *const saved_files[] = {
+	"vmcore", "vmcore.encrypted", "vmcore.incomplete", "info",
 };
 
 static int by_age(const void *a, const void *b)
@@ -745,110 +897,310 @@ static int by_age(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Keep the newest @keep dumps in @dir (by the time their info was written). */
-static void rotate_dumps(const char *dir, unsigned int keep)
+/* A regular file (not a link), opened without blocking on a FIFO. */
+static int open_regular(int dfd, const char *name, struct stat *st)
 {
-	struct saved *list = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	char path[PATH_MAX];
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd >= 0 && (fstat(fd, st) || !S_ISREG(st->st_mode))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The info file savecore writes starts with the device line. */
+static bool info_is_ours(int dfd, struct timespec *when)
+{
+	static const char want[] = "device: ";
+	char head[sizeof(want) - 1];
 	struct stat st;
-	DIR *dp = opendir(dir);
+	bool ours;
+	int fd = open_regular(dfd, "info", &st);
 
-	if (!dp)
-		return;
+	if (fd < 0)
+		return false;
+	ours = pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+	       !memcmp(head, want, sizeof(head));
+	*when = st.st_mtim;
+	close(fd);
+	return ours;
+}
+
+static uint64_t saved_bytes(int dfd)
+{
+	uint64_t bytes = 0;
+	struct stat st;
+
+	for (size_t i = 0; i < ARRAY_SIZE(saved_files); i++)
+		if (!fstatat(dfd, saved_files[i], &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode))
+			bytes += (uint64_t)st.st_blocks * 512;
+	return bytes;
+}
+
+static bool is_saved_dump(int dirfd, const char *name, struct saved *s)
+{
+	struct stat st;
+	bool ours;
+	int dfd;
+
+	if (!dd_is_dump_dir_name(name) ||
+	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
+		return false;
+	dfd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return false;
+	ours = info_is_ours(dfd, &s->when);
+	if (ours) {
+		snprintf(s->name, sizeof(s->name), "%s", name);
+		s->bytes = saved_bytes(dfd);
+	}
+	close(dfd);
+	return ours;
+}
+
+/* The dumps savecore saved in @dirfd, oldest first: how many, or -1. */
+static int list_saved(int dirfd, struct saved **out, size_t *n)
+{
+	struct saved *list = NULL, *l;
+	size_t cap = 0;
+	struct dirent *e;
+	int fd = dup(dirfd);
+	DIR *dp = fd >= 0 ? fdopendir(fd) : NULL;
+
+	*n = 0;
+	if (!dp) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
 	while ((e = readdir(dp))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/info", dir, e->d_name);
-		if (stat(path, &st))
-			continue;	/* not one of ours, or half written */
-		if (n == cap) {
-			struct saved *l = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof(*l));
-
+		if (*n == cap) {
+			l = realloc(list, (cap ? 2 * cap : 16) * sizeof(*l));
 			if (!l)
 				break;
 			list = l;
+			cap = cap ? 2 * cap : 16;
 		}
-		snprintf(list[n].name, sizeof(list[n].name), "%s", e->d_name);
-		list[n++].when = st.st_mtim;
+		if (is_saved_dump(dirfd, e->d_name, &list[*n]))
+			(*n)++;
 	}
 	closedir(dp);
-	if (n > keep)
-		qsort(list, n, sizeof(*list), by_age);
-	for (size_t i = 0; n > keep && i < n - keep; i++) {
-		static const char *const files[] = { "vmcore", "vmcore.encrypted", "info" };
+	if (*n)
+		qsort(list, *n, sizeof(*list), by_age);
+	*out = list;
+	return 0;
+}
 
-		for (size_t f = 0; f < 3; f++) {
-			snprintf(path, sizeof(path), "%s/%s/%s", dir, list[i].name, files[f]);
-			unlink(path);
-		}
-		snprintf(path, sizeof(path), "%s/%s", dir, list[i].name);
-		if (rmdir(path))
-			fprintf(stderr, "savecore: rotating: %s: %s\n", path, strerror(errno));
-		else
-			info("savecore: removed the old dump %s (keeping %u)\n", path, keep);
+/* Remove savecore's files, then the directory if nothing else is left. */
+static void remove_saved(int dirfd, const char *dir, const struct saved *s,
+			 const char *why)
+{
+	struct stat st;
+	int dfd = openat(dirfd, s->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (dfd < 0)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(saved_files); i++)
+		if (!fstatat(dfd, saved_files[i], &st, AT_SYMLINK_NOFOLLOW) &&
+		    S_ISREG(st.st_mode))
+			unlinkat(dfd, saved_files[i], 0);
+	close(dfd);
+	if (unlinkat(dirfd, s->name, AT_REMOVEDIR))
+		fprintf(stderr, "savecore: rotating: %s/%s: %s%s\n", dir, s->name, strerror(errno),
+			errno == ENOTEMPTY ? " (files savecore did not write stay)" : "");
+	else
+		info("savecore: removed the old dump %s/%s (%s)\n", dir, s->name, why);
+}
+
+size_t dd_rotation_victims(const uint64_t *bytes, size_t n, unsigned int keep,
+			   uint64_t avail, uint64_t need)
+{
+	size_t max = n + 1 > keep ? n + 1 - keep : 0;
+
+	if (avail >= need)
+		return 0;
+	for (size_t k = 0; k < max; k++) {
+		avail += bytes[k];
+		if (avail >= need)
+			return k + 1;
 	}
+	return 0;
+}
+
+void dd_rotate(const char *dir, unsigned int keep, const char *just_saved)
+{
+	struct saved *list = NULL;
+	char why[64];
+	size_t n, old = 0;
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dirfd < 0 || list_saved(dirfd, &list, &n)) {
+		if (dirfd >= 0)
+			close(dirfd);
+		return;
+	}
+	/*
+	 * The dump just saved is the newest whatever the info files' times
+	 * say (a clock that was behind at boot): it is never a candidate.
+	 */
+	for (size_t i = 0; i < n; i++)
+		if (!just_saved || strcmp(list[i].name, just_saved))
+			list[old++] = list[i];
+	if (old < n && keep)
+		keep--;
+	snprintf(why, sizeof(why), "keeping %u", keep + (old < n));
+	for (size_t i = 0; old > keep && i < old - keep; i++)
+		remove_saved(dirfd, dir, &list[i], why);
 	free(list);
+	close(dirfd);
+}
+
+/* Before saving: remove the oldest dumps, as -n allows, to make room. */
+static void rotate_for_space(const char *dir, unsigned int keep, uint64_t avail,
+			     uint64_t need)
+{
+	struct saved *list = NULL;
+	uint64_t *bytes;
+	size_t n, k = 0;
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dirfd < 0 || list_saved(dirfd, &list, &n)) {
+		if (dirfd >= 0)
+			close(dirfd);
+		return;
+	}
+	bytes = calloc(n + 1, sizeof(*bytes));
+	for (size_t i = 0; bytes && i < n; i++)
+		bytes[i] = list[i].bytes;
+	if (bytes)
+		k = dd_rotation_victims(bytes, n, keep, avail, need);
+	for (size_t i = 0; i < k; i++)
+		remove_saved(dirfd, dir, &list[i], "to make room for the new one");
+	free(bytes);
+	free(list);
+	close(dirfd);
+}
+
+/* ---- saving ---- */
+
+/* The bytes the vmcore will take, at most; 0 if it cannot be written. */
+static uint64_t vmcore_bytes(struct dd_dev *dev, struct dd_dump *d)
+{
+	if (d->sealed)
+		return sealed_blocks(d) * DISKDUMP_BLOCK_SIZE;
+	if (opt.kdump)
+		/* at worst every page raw, plus headers, bitmaps, descriptors */
+		return (4 + d->h.note_size / DISKDUMP_BLOCK_SIZE +
+			2 * ((d->h.max_pfn / 8) / DISKDUMP_BLOCK_SIZE + 1)) * DISKDUMP_BLOCK_SIZE +
+		       d->present * (DISKDUMP_BLOCK_SIZE + 24);
+	if (dd_plan_segments(dev, d)) {
+		fprintf(stderr, "savecore: %s: the dump is too fragmented to save\n", dev->path);
+		return 0;
+	}
+	return dd_elf_size(d);
+}
+
+static uint64_t free_bytes(const char *dir)
+{
+	struct statvfs vfs;
+
+	if (statvfs(dir, &vfs))
+		return UINT64_MAX;	/* unknown: let the writes tell */
+	return (uint64_t)vfs.f_bavail * vfs.f_frsize;
+}
+
+/* DIR exists and has room for @need bytes and -m, rotating if -n allows. */
+static int make_room(const char *dir, uint64_t need)
+{
+	uint64_t want = need + opt.min_free, avail;
+
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		fprintf(stderr, "savecore: %s: %s\n", dir, strerror(errno));
+		return DD_EXIT_ERROR;
+	}
+	avail = free_bytes(dir);
+	if (avail < want && opt.keep_dumps) {
+		rotate_for_space(dir, opt.keep_dumps, avail, want);
+		avail = free_bytes(dir);
+	}
+	if (avail >= want)
+		return 0;
+	fprintf(stderr, "savecore: %s: %" PRIu64 " MB needed, %" PRIu64 " MB free",
+		dir, need >> 20, avail >> 20);
+	fprintf(stderr, " (keeping %" PRIu64 " MB)\n", opt.min_free >> 20);
+	return DD_EXIT_NOSPACE;
+}
+
+static int write_vmcore(struct dd_dev *dev, struct dd_dump *d, int fd,
+			const char *final, uint64_t *need)
+{
+	if (d->sealed) {
+		verbose("writing %s: the encrypted partition image, %" PRIu64 " bytes\n", final,
+			*need);
+		return -save_sealed(dev, d, fd);
+	}
+	if (opt.kdump) {
+		verbose("writing %s: kdump-compressed (%s), at most %" PRIu64 " bytes\n", final,
+			compress_names[opt.compress], *need);
+		return -dd_write_kdump(dev, d, fd, opt.compress, need);
+	}
+	verbose("writing %s: ELF, %zu segments, %" PRIu64 " bytes\n", final, d->nr_segs, *need);
+	return -dd_write_elf(dev, d, fd);
+}
+
+static int write_info(const char *target, const struct dd_dump *d, const char *dev,
+		      uint64_t bytes)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/info", target);
+	f = fopen(path, "wxe");
+	if (!f) {
+		fprintf(stderr, "savecore: %s: %s\n", path, strerror(errno));
+		return DD_EXIT_ERROR;
+	}
+	fchmod(fileno(f), 0600);
+	dd_print_summary(f, d, dev);
+	if (d->sealed)
+		fprintf(f, "format: encrypted partition image\n");
+	else if (opt.kdump)
+		fprintf(f, "format: kdump-compressed %s\n", compress_names[opt.compress]);
+	else
+		fprintf(f, "format: elf\n");
+	fprintf(f, "vmcore_bytes: %" PRIu64 "\n", bytes);
+	if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
+		fprintf(stderr, "savecore: %s: %s\n", path, strerror(errno));
+		return DD_EXIT_ERROR;
+	}
+	return 0;
 }
 
 static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 {
 	char target[PATH_MAX], tmp[PATH_MAX + 32], final[PATH_MAX + 32];
-	struct statvfs vfs;
-	uint64_t need;
-	FILE *f;
+	uint64_t need = vmcore_bytes(dev, d);
 	int fd, ret;
 
-	if (d->sealed) {
-		need = sealed_blocks(d) * DISKDUMP_BLOCK_SIZE;
-	} else if (opt.kdump) {
-		/* at worst every page raw, plus headers, bitmaps, descriptors */
-		need = (4 + d->h.note_size / DISKDUMP_BLOCK_SIZE +
-			2 * ((d->h.max_pfn / 8) / DISKDUMP_BLOCK_SIZE + 1)) * DISKDUMP_BLOCK_SIZE +
-		       d->present * (DISKDUMP_BLOCK_SIZE + 24);
-	} else {
-		if (dd_plan_segments(dev, d)) {
-			fprintf(stderr, "savecore: %s: the dump is too fragmented to save\n",
-				dev->path);
-			return EX_CORRUPT;
-		}
-		need = dd_elf_size(d);
-	}
+	if (!need)
+		return DD_EXIT_CORRUPT;
+	ret = make_room(dir, need);
+	if (ret)
+		return ret;
 	if (make_target_dir(dir, &d->h, target, sizeof(target)))
-		return EX_ERROR;
-	if (!statvfs(target, &vfs) &&
-	    (uint64_t)vfs.f_bavail * vfs.f_frsize < need + opt.min_free) {
-		fprintf(stderr,
-			"savecore: %s: %" PRIu64 " MB needed, %" PRIu64
-			" MB free (keeping %" PRIu64 " MB)\n",
-			target, need >> 20, ((uint64_t)vfs.f_bavail * vfs.f_frsize) >> 20,
-			opt.min_free >> 20);
-		rmdir(target);
-		return EX_NOSPACE;
-	}
+		return DD_EXIT_ERROR;
 	snprintf(tmp, sizeof(tmp), "%s/vmcore.incomplete", target);
 	snprintf(final, sizeof(final), "%s/%s", target, d->sealed ? "vmcore.encrypted" : "vmcore");
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
-		return EX_ERROR;
+		return DD_EXIT_ERROR;
 	}
-	if (d->sealed) {
-		verbose("writing %s: the encrypted partition image, %" PRIu64 " bytes\n", final,
-			need);
-		ret = -save_sealed(dev, d, fd);
-	} else if (opt.kdump) {
-		verbose("writing %s: kdump-compressed (%s), at most %" PRIu64 " bytes\n", final,
-			compress_names[opt.compress], need);
-		ret = -dd_write_kdump(dev, d, fd, opt.compress, &need);
-	} else {
-		verbose("writing %s: ELF, %zu segments, %" PRIu64 " bytes\n", final,
-			d->nr_segs, need);
-		ret = -dd_write_elf(dev, d, fd);
-	}
+	ret = write_vmcore(dev, d, fd, final, &need);
 	if (!ret && fsync(fd) < 0)
-		ret = errno == ENOSPC ? EX_NOSPACE : EX_ERROR;
+		ret = errno == ENOSPC ? DD_EXIT_NOSPACE : DD_EXIT_ERROR;
 	close(fd);
 	if (ret) {
 		/* Never leave a half file that looks like a dump. */
@@ -858,30 +1210,14 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	}
 	if (rename(tmp, final) < 0) {
 		fprintf(stderr, "savecore: rename %s: %s\n", tmp, strerror(errno));
-		return EX_ERROR;
+		return DD_EXIT_ERROR;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/info", target);
-	f = fopen(tmp, "wxe");
-	if (!f) {
-		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
-		return EX_ERROR;
-	}
-	fchmod(fileno(f), 0600);
-	print_summary(f, d, dev->path);
-	if (d->sealed)
-		fprintf(f, "format: encrypted partition image\n");
-	else if (opt.kdump)
-		fprintf(f, "format: kdump-compressed %s\n", compress_names[opt.compress]);
-	else
-		fprintf(f, "format: elf\n");
-	fprintf(f, "vmcore_bytes: %" PRIu64 "\n", need);
-	if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
-		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
-		return EX_ERROR;
-	}
+	ret = write_info(target, d, dev->path, need);
+	if (ret)
+		return ret;
 	if (fsync_path(target) || fsync_path(dir)) {
 		fprintf(stderr, "savecore: fsync %s: %s\n", target, strerror(errno));
-		return EX_ERROR;
+		return DD_EXIT_ERROR;
 	}
 	info("savecore: saved %s%s dump (%" PRIu64 " of %" PRIu64 " pages) to %s\n",
 	     d->present < d->h.nr_dump_pages ? "a PARTIAL" : "a complete",
@@ -890,8 +1226,316 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 		info("savecore: decode it where the private key is: %s\n",
 		     "savecore -k -K KEY.pem FILE DIR");
 	if (opt.keep_dumps)
-		rotate_dumps(dir, opt.keep_dumps);
-	return EX_OK;
+		dd_rotate(dir, opt.keep_dumps, strrchr(target, '/') + 1);
+	return DD_EXIT_OK;
+}
+
+/* Is block @b formatted (version 2)?  Past the end counts as yes. */
+static bool block_formatted(struct dd_dev *dev, uint64_t b)
+{
+	uint8_t *block;
+	bool ok;
+
+	if (b >= dev->blocks)
+		return true;
+	block = dd_alloc_blocks(1);
+	ok = block && !dd_read_raw_blocks(dev, b, block, 1) &&
+	     dd_fmt_block_check(block, b, dev->blocks) == DD_FMT_OK;
+	free(block);
+	return ok;
+}
+
+/*
+ * After the save: only the blocks the dump used lost their format, unless
+ * the rest is of another format version or partition size (an older
+ * kernel's dump): then all of it.
+ */
+static int format_again(struct dd_dev *dev, const struct dd_dump *d)
+{
+	uint64_t end = d->h.data_block + d->h.nr_dump_pages;
+
+	if (end > dev->blocks)
+		end = dev->blocks;
+	if (!block_formatted(dev, end) || !block_formatted(dev, dev->blocks - 1))
+		end = dev->blocks;
+	return dd_format_range(dev, 0, end);
+}
+
+/*
+ * Hold a block device exclusively while formatting it: one that something
+ * else holds (a mount, swap, LVM, md, or the kernel's diskdump that armed
+ * it) is not written to.  The claim lasts until savecore exits.
+ */
+static int claim_device(struct dd_dev *dev)
+{
+	struct stat st;
+
+	if (fstat(dev->fd, &st) || !S_ISBLK(st.st_mode))
+		return 0;
+	if (open(dev->path, O_RDONLY | O_EXCL | O_CLOEXEC) >= 0)
+		return 0;
+	fprintf(stderr, "savecore: %s is in use (%s): not formatting it\n", dev->path,
+		strerror(errno));
+	return -1;
+}
+
+/*
+ * Before formatting: say in block 0 that the dump is saved, so that a
+ * format cut short (it writes block 0 last) is finished by the next
+ * savecore instead of leaving a dump header over formatted blocks.
+ */
+static int mark_saved(struct dd_dev *dev, const struct dd_dump *d)
+{
+	struct diskdump_header *h;
+	uint8_t *block = dd_alloc_blocks(1);
+	int ret = -1;
+
+	if (!block || dd_read_raw_blocks(dev, 0, block, 1))
+		goto out;
+	h = (struct diskdump_header *)block;
+	*h = d->h;
+	h->flags |= DISKDUMP_FLAG_SAVED;
+	h->crc = 0;
+	h->crc = dd_crc32(0, h, sizeof(*h));
+	if (!dd_write_blocks(dev, 0, block, 1) && !dd_sync(dev))
+		ret = 0;
+out:
+	free(block);
+	return ret;
+}
+
+static int save_device(struct dd_dev *dev, struct dd_dump *d, const char *dir)
+{
+	int ret;
+
+	if (opt.verbose)
+		dd_print_summary(stdout, d, dev->path);
+	ret = save_dump(dev, d, dir);
+	if (ret || opt.keep)
+		return ret;
+	if (claim_device(dev) || mark_saved(dev, d) || format_again(dev, d)) {
+		fprintf(stderr, "savecore: the dump is saved, but %s %s\n", dev->path,
+			"could not be formatted again");
+		return DD_EXIT_ERROR;
+	}
+	info("savecore: %s formatted for the next dump\n", dev->path);
+	return DD_EXIT_OK;
+}
+
+/* ---- -c: what the partition holds ---- */
+
+static const char *state_name(int code, enum dd_content content)
+{
+	switch (code) {
+	case DD_EXIT_OK:
+		return "dump";
+	case DD_EXIT_NODUMP:
+		return content == DD_SAVED ? "saved" : "empty";
+	case DD_EXIT_OLDFORMAT:
+		return "old-format";
+	case DD_EXIT_CORRUPT:
+		return "damaged";
+	case DD_EXIT_UNFORMATTED:
+		if (content == DD_SAVED)
+			return "saved";
+		return content == DD_FOREIGN ? "unformatted" : "damaged";
+	default:
+		return NULL;
+	}
+}
+
+/* Block 0 says formatted and empty: so must every other block. */
+static int verify_empty(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
+{
+	struct dd_fmt_scan scan;
+
+	if (dd_verify_format(dev, 0, dev->blocks, &scan)) {
+		snprintf(why, whylen, "cannot read the partition");
+		return DD_EXIT_ERROR;
+	}
+	if (!scan.nr_bad)
+		return DD_EXIT_NODUMP;
+	d->content = DD_DAMAGED;
+	snprintf(why, whylen,
+		 "block %" PRIu64 " is not what the diskdump format says (%" PRIu64 " of %" PRIu64
+		 " blocks are not); run diskdumpfmt %s to format it again",
+		 scan.first_bad, scan.nr_bad, dev->blocks, dev->path);
+	return DD_EXIT_UNFORMATTED;
+}
+
+/* What libblkid finds on a partition that is not formatted. */
+static void name_signatures(const char *path)
+{
+	struct dd_signature sigs[4];
+	int n = dd_signatures(path, sigs, 4);
+
+	for (int i = 0; i < n && i < 4; i++)
+		fprintf(stderr, "savecore: %s holds %s (%s)\n", path, sigs[i].type,
+			sigs[i].usage[0] ? sigs[i].usage : "unknown use");
+}
+
+static void report(const struct dd_dev *dev, const struct dd_dump *d, int code,
+		   const char *why)
+{
+	if (code == DD_EXIT_OK)
+		return;
+	if (code == DD_EXIT_NODUMP) {
+		info("savecore: %s: %s\n", dev->path, why);
+		return;
+	}
+	fprintf(stderr, "savecore: %s: %s%s\n", dev->path, why,
+		code == DD_EXIT_CORRUPT ? "; the partition is left as it is" : "");
+	if (d->content == DD_FOREIGN)
+		name_signatures(dev->path);
+}
+
+static int check_device(struct dd_dev *dev, struct dd_dump *d, int code,
+			char *why, size_t whylen)
+{
+	const char *state;
+
+	if (code == DD_EXIT_NODUMP && d->content == DD_SAVED)
+		code = DD_EXIT_UNFORMATTED;	/* savecore DEVICE formats it */
+	else if (code == DD_EXIT_NODUMP)
+		code = verify_empty(dev, d, why, whylen);
+	report(dev, d, code, why);
+	state = state_name(code, d->content);
+	if (state)
+		printf("state: %s\n", state);
+	if (code == DD_EXIT_OK)
+		dd_print_summary(stdout, d, dev->path);
+	return code;
+}
+
+/* A dump saved before whose partition was not formatted again: do it. */
+static int finish_format(struct dd_dev *dev, const struct dd_dump *d)
+{
+	info("savecore: %s: the dump was saved before; formatting the partition again\n",
+	     dev->path);
+	if (claim_device(dev) || format_again(dev, d)) {
+		fprintf(stderr, "savecore: %s could not be formatted again\n", dev->path);
+		return DD_EXIT_ERROR;
+	}
+	info("savecore: %s formatted for the next dump\n", dev->path);
+	return DD_EXIT_NODUMP;
+}
+
+static bool is_regular(int fd)
+{
+	struct stat st;
+
+	return !fstat(fd, &st) && S_ISREG(st.st_mode);
+}
+
+static int run(const char *path, const char *dir)
+{
+	unsigned int flags = opt.check_only || opt.keep ? 0 : DD_OPEN_WRITE;
+	char why[512];
+	struct dd_dump d;
+	struct dd_dev dev;
+	int ret;
+
+	if (dd_open(&dev, path, flags))
+		return DD_EXIT_ERROR;
+	if (opt.keyfile && !opt.keep && is_regular(dev.fd)) {
+		/* a saved vmcore.encrypted is an archive, not a partition */
+		opt.keep = true;
+	}
+	dev.keyfile = opt.keyfile;
+	ret = -dd_load(&dev, &d, why, sizeof(why));
+	if (opt.check_only)
+		ret = check_device(&dev, &d, ret, why, sizeof(why));
+	else if (d.content == DD_SAVED && !opt.keep)
+		ret = finish_format(&dev, &d);
+	else if (ret)
+		report(&dev, &d, ret, why);
+	else
+		ret = save_device(&dev, &d, dir);
+	dd_free(&d);
+	dd_close(&dev);
+	return ret;
+}
+
+static int parse_size(const char *arg, const char *what, uint64_t max, uint64_t *val)
+{
+	char *end;
+
+	errno = 0;
+	*val = strtoull(arg, &end, 10);
+	if (errno || *end || end == arg || *val > max) {
+		fprintf(stderr, "savecore: bad --%s '%s'\n", what, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_compress(const char *arg)
+{
+	for (int c = DD_ZSTD; c >= DD_NONE; c--) {
+		if (!strcmp(arg, compress_names[c])) {
+			opt.compress = (enum dd_compress)c;
+			return 0;
+		}
+	}
+	fprintf(stderr, "savecore: --compress is zlib, lzo, zstd or none, not '%s'\n", arg);
+	return -1;
+}
+
+static int parse_format(const char *arg)
+{
+	if (strcmp(arg, "elf") && strcmp(arg, "kdump")) {
+		fprintf(stderr, "savecore: --format is elf or kdump, not '%s'\n", arg);
+		return -1;
+	}
+	opt.kdump = !strcmp(arg, "kdump");
+	return 0;
+}
+
+/* One option: 0, or the exit status to stop with. */
+static int parse_option(int c, const char *arg)
+{
+	uint64_t v;
+
+	switch (c) {
+	case 'c':
+		opt.check_only = true;
+		return 0;
+	case 'k':
+		opt.keep = true;
+		return 0;
+	case 's':
+		opt.map_stacks = true;
+		return 0;
+	case 'f':
+		opt.force = true;
+		return 0;
+	case 'K':
+		opt.keyfile = arg;
+		return 0;
+	case 'm':
+		if (parse_size(arg, "min-free", 1ULL << 40, &v))
+			return DD_EXIT_USAGE;
+		opt.min_free = v << 20;
+		return 0;
+	case 'F':
+		return parse_format(arg) ? DD_EXIT_USAGE : 0;
+	case 'Z':
+		return parse_compress(arg) ? DD_EXIT_USAGE : 0;
+	case 'n':
+		if (parse_size(arg, "keep-dumps", 10000, &v) || !v)
+			return DD_EXIT_USAGE;
+		opt.keep_dumps = (unsigned int)v;
+		return 0;
+	case 'v':
+		opt.verbose = true;
+		return 0;
+	case 'q':
+		opt.quiet = true;
+		return 0;
+	default:
+		print_usage(stderr);
+		return DD_EXIT_USAGE;
+	}
 }
 
 int main(int argc, char **argv)
@@ -912,127 +1556,24 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *dir = "/var/crash";
-	char why[256], *end;
-	struct dd_dump d;
-	struct dd_dev dev;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "cksfm:F:Z:n:K:vqhV", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			opt.check_only = true;
-			break;
-		case 'k':
-			opt.keep = true;
-			break;
-		case 's':
-			opt.map_stacks = true;
-			break;
-		case 'f':
-			opt.force = true;
-			break;
-		case 'K':
-			opt.keyfile = optarg;
-			break;
-		case 'm':
-			errno = 0;
-			opt.min_free = strtoull(optarg, &end, 10);
-			if (errno || *end || opt.min_free > (1ULL << 40)) {
-				fprintf(stderr, "savecore: bad --min-free '%s'\n", optarg);
-				return EX_USAGE;
-			}
-			opt.min_free <<= 20;
-			break;
-		case 'F':
-			if (!strcmp(optarg, "elf") || !strcmp(optarg, "kdump")) {
-				opt.kdump = !strcmp(optarg, "kdump");
-				break;
-			}
-			fprintf(stderr, "savecore: --format is elf or kdump, not '%s'\n", optarg);
-			return EX_USAGE;
-		case 'Z':
-			for (c = DD_ZSTD; c >= DD_NONE; c--)
-				if (!strcmp(optarg, compress_names[c]))
-					break;
-			if (c < DD_NONE) {
-				fprintf(stderr,
-					"savecore: --compress is zlib, lzo, zstd or none, not '%s'\n",
-					optarg);
-				return EX_USAGE;
-			}
-			opt.compress = (enum dd_compress)c;
-			break;
-		case 'n':
-			errno = 0;
-			opt.keep_dumps = (unsigned int)strtoul(optarg, &end, 10);
-			if (errno || *end || !opt.keep_dumps || opt.keep_dumps > 10000) {
-				fprintf(stderr, "savecore: bad --keep-dumps '%s'\n", optarg);
-				return EX_USAGE;
-			}
-			break;
-		case 'v':
-			opt.verbose = true;
-			break;
-		case 'q':
-			opt.quiet = true;
-			break;
-		case 'h':
+		if (c == 'h') {
 			print_usage(stdout);
-			return EX_OK;
-		case 'V':
-			printf("savecore %s\n", DD_VERSION);
-			return EX_OK;
-		default:
-			print_usage(stderr);
-			return EX_USAGE;
+			return DD_EXIT_OK;
 		}
+		if (c == 'V') {
+			printf("savecore %s\n", DD_VERSION);
+			return DD_EXIT_OK;
+		}
+		ret = parse_option(c, optarg);
+		if (ret)
+			return ret;
 	}
 	if (argc - optind < 1 || argc - optind > 2) {
 		print_usage(stderr);
-		return EX_USAGE;
+		return DD_EXIT_USAGE;
 	}
-	if (argc - optind == 2)
-		dir = argv[optind + 1];
-	if (dd_open(&dev, argv[optind], !opt.check_only && !opt.keep))
-		return EX_ERROR;
-	dev.keyfile = opt.keyfile;
-
-	ret = -dd_load(&dev, &d, why, sizeof(why));
-	if (ret) {
-		if (ret == EX_NODUMP)
-			info("savecore: %s: %s\n", dev.path, why);
-		else
-			fprintf(stderr, "savecore: %s: %s%s\n", dev.path, why,
-				ret == EX_CORRUPT ? "; the partition is left as it is" : "");
-		dd_free(&d);
-		dd_close(&dev);
-		return ret;
-	}
-	if (opt.verbose || opt.check_only)
-		print_summary(stdout, &d, dev.path);
-	if (opt.check_only) {
-		dd_free(&d);
-		dd_close(&dev);
-		return EX_OK;
-	}
-	ret = save_dump(&dev, &d, dir);
-	if (!ret && !opt.keep) {
-		/* Only the blocks the dump used lost their signature. */
-		uint64_t end_blk = d.h.data_block + d.h.nr_dump_pages;
-
-		if (end_blk > dev.blocks)
-			end_blk = dev.blocks;
-		if (dd_format_range(&dev, 0, end_blk)) {
-			fprintf(stderr,
-				"savecore: the dump is saved, but %s could not be formatted again\n",
-				dev.path);
-			ret = EX_ERROR;
-		} else {
-			info("savecore: %s formatted for the next dump\n", dev.path);
-		}
-	}
-	dd_free(&d);
-	dd_close(&dev);
-	return ret;
+	return run(argv[optind], argc - optind == 2 ? argv[optind + 1] : "/var/crash");
 }

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "ddcore.h"
 
 #define DD_MAX_SEGS 60000	/* PT_LOADs; e_phnum must stay below 65535 */
@@ -28,9 +29,10 @@ struct dd_dump {
 	size_t cap_segs;
 	uint64_t *rank_base;	/* dumped pages below each 4096-PFN chunk */
 	bool sealed;		/* encrypted, and no key: only the header is read */
+	enum dd_content content;	/* what block 0 holds */
 };
 
-/* 0, or minus an EX_* code with a reason in why. */
+/* 0, or minus a DD_EXIT_* code with a reason in why. */
 int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen);
 uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h);
 int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d);
@@ -43,6 +45,28 @@ enum dd_compress { DD_NONE, DD_ZLIB, DD_LZO, DD_ZSTD };
 int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 		   enum dd_compress how, uint64_t *bytes);
 void dd_progress(uint64_t done, uint64_t total);
+
+void dd_print_summary(FILE *f, const struct dd_dump *d, const char *dev);
+
+/*
+ * Dump directories: HOST-YYYYMMDD-HHMMSS, HOST the dumped kernel's node
+ * name with anything but [A-Za-z0-9._-] made '_' ("localhost" if it had
+ * none), the time that of the panic in UTC.
+ */
+#define DD_DIR_NAME_MAX (DISKDUMP_UTS_LEN + 20)
+void dd_dump_dir_name(const struct diskdump_header *h, char *out, size_t len);
+/* Could savecore have named a directory @name (with a ".N" suffix or not)? */
+bool dd_is_dump_dir_name(const char *name);
+/*
+ * With -n @keep, before saving: how many of the @n saved dumps, oldest first,
+ * freeing @bytes[i] each, to remove so that @need bytes fit where @avail
+ * are free.  Never one of the newest @keep - 1, and none at all if that
+ * would not make room.
+ */
+size_t dd_rotation_victims(const uint64_t *bytes, size_t n, unsigned int keep,
+			   uint64_t avail, uint64_t need);
+/* Remove all but the newest @keep dumps savecore saved in @dir. */
+void dd_rotate(const char *dir, unsigned int keep, const char *just_saved);
 
 /* crypt.c: encrypted dumps */
 int dd_unseal(struct dd_dev *dev, const struct diskdump_header *h, bool unverified,
