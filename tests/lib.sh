@@ -157,14 +157,21 @@ driver_scenario() {
 	extract_out
 }
 
-# check_saved_dump PANIC_REGEX CPUS: what every good dump must show.
+# check_saved_dump PANIC_REGEX CPUS: what every good dump must show.  With
+# KEPT=1 (savecore -k) the partition must be refused when armed again.
 check_saved_dump() {
 	local log=$WORK/serial.log panic=$1 cpus=$2 vmcore info
 	expect_log "$log" "Kernel panic - not syncing: $panic" "the guest did not panic as planned"
 	expect_log "$log" "diskdump: writing [0-9]+ pages, interrupts off" "diskdump did not start writing with interrupts off"
 	expect_log "$log" "diskdump: dump complete: [0-9]+ pages" "the dump did not complete"
 	expect_log "$log" "savecore: saved a complete dump" "savecore did not save a complete dump"
-	expect_log "$log" "diskdump: ${DUMPDEV:-/dev/sda1} armed" "the init script did not re-arm the partition"
+	if [ "${KEPT:-0}" = 1 ]; then
+		# savecore -k left the dump there: the kernel must not arm it
+		expect_log "$log" "${DUMPDEV:-/dev/sda1} could not be armed: $(basename "${DUMPDEV:-/dev/sda1}") holds a crash dump that savecore has not saved" \
+			"a partition still holding the dump (savecore -k) was armed"
+	else
+		expect_log "$log" "diskdump: ${DUMPDEV:-/dev/sda1} armed" "the init script did not re-arm the partition"
+	fi
 	vmcore=$(the_vmcore)
 	info=$(dirname "$vmcore")/info
 	grep -qx "status: complete" "$info" || fail "info: status not complete"
@@ -275,4 +282,21 @@ host_fsck() {
 	local rc=$?
 	rm -f "$WORK/part.tmp"
 	return $rc
+}
+
+# host_format_v1 DISK N: partition N in diskdump's format version 1 (each
+# block: the format struct with version 0, then zeros), which must be
+# refused and formatted again.
+host_format_v1() {
+	part_out "$1" "$2" "$WORK/part.tmp"
+	python3 - "$WORK/part.tmp" <<'PY'
+import os, struct, sys
+path = sys.argv[1]
+n = os.path.getsize(path) // 4096
+with open(path, 'r+b') as f:
+    for b in range(n):
+        f.write(struct.pack('<8sIIQQ', b'DDFORMAT', 0x01020304, 4096, b, n).ljust(4096, b'\0'))
+PY
+	part_in "$1" "$2" "$WORK/part.tmp"
+	rm -f "$WORK/part.tmp"
 }

@@ -2,7 +2,7 @@
 # zlib pages, one shared zero page).  The same dump saved on the host as ELF
 # must hold the same bytes for every page; makedumpfile and crash read it.
 dump_scenario ddtest=kdumpfmt ddmib=16 ddtrigger=sysrq
-check_saved_dump "sysrq triggered crash" 1
+KEPT=1 check_saved_dump "sysrq triggered crash" 1
 info=$(dirname "$(the_vmcore)")/info
 info_is "$info" format "kdump-compressed zlib"
 head -c 8 "$(the_vmcore)" | grep -q '^KDUMP   $' || fail "the vmcore is not kdump-compressed"

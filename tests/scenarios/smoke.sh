@@ -9,27 +9,35 @@ r=$WORK/out/smoke.txt
 cat "$r" | sed 's/^/    /'
 for bad in "bogus" "bogus /dev/sda1" "add" "add /dev/nonexistent" "add 4095:1048575" "remove /dev/sda1" \
 	   "add /dev/sda1 extra words" "add sda1" "add 8:1" "key zz" "key 0102" \
-	   "key 3082010a02820101" "key 123"; do
+	   "key 3082010a02820101" "key 123" "add /dev/sda2" "add PARTUUID=deadbeef-09"; do
 	grep -qxF "REFUSED: $bad" "$r" || fail "'$bad' was not refused"
 done
 grep -qxF "ACCEPTED: add /dev/sda1" "$r" || fail "add /dev/sda1 was refused"
 grep -qxF "ACCEPTED: remove /dev/sda1" "$r" || fail "remove /dev/sda1 was refused"
+uuid1=$(sed -n 's/^sda1 partuuid: //p' "$r")
+[ -n "$uuid1" ] || fail "the guest found no PARTUUID for sda1"
+grep -qxF "ACCEPTED: add PARTUUID=$uuid1" "$r" || fail "add PARTUUID=$uuid1 (sda1) was refused"
+sed -n '/--- \/proc\/diskdump by partuuid/,/^ACCEPTED/p' "$r" | grep -Eq '^sda1 2048 [0-9]+$' ||
+	fail "PARTUUID=$uuid1 did not arm sda1"
+grep -qxF "ACCEPTED: remove PARTUUID=$uuid1" "$r" || fail "remove PARTUUID=$uuid1 was refused"
 grep -qx "UNPRIVILEGED WRITE REFUSED" "$r" || fail "an unprivileged user changed the configuration"
 grep -qx "UNPRIVILEGED READ REFUSED" "$r" || fail "an unprivileged user read /proc/diskdump"
 grep -q -- "-rw------- .* /proc/diskdump" "$r" || fail "/proc/diskdump is not mode 0600"
 grep -qx "formatted node: brw-rw----" "$r" || fail "diskdumpfmt left /dev/sda1 open to others: $(grep 'formatted node' "$r")"
 sed -n '/--- \/proc\/diskdump armed/,/---/p' "$r" | grep -Eq '^sda1 2048 [0-9]+$' ||
 	fail "/proc/diskdump does not list sda1 with its start sector"
-sed -n '/disarmed/,$p' "$r" | grep -q '^sda1' && fail "sda1 still listed after remove"
+sed -n '/disarmed/,/^sda1 partuuid:/p' "$r" | grep -q '^sda1 [0-9]' && fail "sda1 still listed after remove"
 for msg in "usage: 'add DEVICE' or 'remove DEVICE'" "unknown command 'bogus'" \
 	   "not a configured dump partition" "already configured" "not a block device" \
-	   "key: not hex" "key: not an RSA public key in DER" "key: give the RSA public key as hex"; do
+	   "key: not hex" "key: not an RSA public key in DER" "key: give the RSA public key as hex" \
+	   "sda2 is not formatted for diskdump (block 0, byte 0): not arming it" \
+	   "PARTUUID=deadbeef-09: not a block device (-19)"; do
 	grep -qF "$msg" "$WORK/out/smoke-dmesg.txt" || fail "no kernel message '$msg'"
 done
 grep -q "^REFUSED: key 0000" "$r" || fail "a 700-byte key was not refused"
 sed -n '/--- \/proc\/diskdump armed/,/---/p' "$r" | grep -qx "# encryption: none" ||
 	fail "/proc/diskdump does not say that dumps are not encrypted"
-note "14 bad inputs refused with messages (5 bad keys); root-only; add/list/remove work"
+note "16 bad inputs refused with messages (5 bad keys, an unformatted partition, an unknown PARTUUID); root-only; add/list/remove work, by PARTUUID too"
 
 # diskdumpctl: refuses an unformatted partition, adds, lists, stops, arms,
 # removes, keeping the config file in step; bad usage exits 2.
@@ -67,7 +75,38 @@ $ diskdumpctl list
 exit 0
 DISKDUMP_DEVICES=""
 $ diskdumpctl bogus
-usage: diskdumpctl [-c CONFIG] start|stop|save|arm|add DEV|remove DEV|list|status
-exit 2'
+usage: diskdumpctl [-c CONFIG] start|stop|save|arm|add DEV|remove DEV|list|verify|status
+exit 2
+$ diskdumpctl add /dev/disk/by-partuuid/UUID1
+diskdump: /dev/disk/by-partuuid/UUID1 armed
+exit 0
+$ diskdumpctl list
+/dev/disk/by-partuuid/UUID1 armed (/dev/sda1)
+exit 0
+$ diskdumpctl remove PARTUUID=UUID1
+diskdump: PARTUUID=UUID1 disarmed
+exit 0
+$ diskdumpctl add PARTUUID=UUID1
+diskdump: PARTUUID=UUID1 armed
+exit 0
+$ diskdumpctl list
+PARTUUID=UUID1 armed (/dev/sda1)
+exit 0
+$ diskdumpctl verify
+diskdump: PARTUUID=UUID1: every block formatted
+exit 0
+$ diskdumpctl add /dev/sda1;reboot
+diskdumpctl: '"'"'/dev/sda1;reboot'"'"': a device name has only letters, digits and / . _ : = + -
+exit 1
+$ diskdumpctl add PARTUUID=UPPER1
+diskdump: PARTUUID=UPPER1 is already configured
+diskdump: PARTUUID=UUID1 already armed
+exit 0
+DISKDUMP_DEVICES="PARTUUID=UUID1"
+$ diskdumpctl stop
+diskdump: PARTUUID=UUID1 disarmed
+exit 0'
+want=${want//UPPER1/$(echo "$uuid1" | tr a-f A-F)}
+want=${want//UUID1/$uuid1}
 [ "$(echo "$ctl" | sed '1d;$d')" = "$want" ] || { diff <(echo "$want") <(echo "$ctl" | sed '1d;$d'); fail "diskdumpctl"; }
-note "diskdumpctl: add refuses an unformatted partition; add/list/stop/arm/remove keep the config in step"
+note "diskdumpctl: add refuses an unformatted partition; add/list/stop/arm/remove keep the config in step, with PARTUUID= and by-partuuid names too"
