@@ -313,6 +313,7 @@ EXPORT_SYMBOL_GPL(diskdump_udelay);
 
 static int dump_one_partition(struct disk_dump_partition *part,
 			      const char *msg);
+static bool start_disk_dump(const char *msg);
 static int check_signatures(struct disk_dump_partition *part);
 static int write_dump(struct disk_dump_partition *part, const char *msg,
 		      u64 check_ns);
@@ -335,11 +336,12 @@ static void dd_report_mismatch(const void *block, unsigned long blk, int off);
 
 /* The functions that run at panic time, whose code the checksum covers. */
 static const void *const dd_panic_code[] = {
-	diskdump_panic, dump_one_partition, check_signatures, write_dump,
-	write_pages, diskdump_udelay, diskdump_mod_timer, diskdump_del_timer,
-	diskdump_tasklet_schedule, diskdump_run_timers, diskdump_run_tasklets,
-	select_pages, dd_excluded, dd_write_data, dd_encrypt, dd_mac_init,
-	write_header, write_bitmaps, dd_fmt_mismatch, dd_report_mismatch,
+	diskdump_panic, start_disk_dump, dump_one_partition, check_signatures,
+	write_dump, write_pages, diskdump_udelay, diskdump_mod_timer,
+	diskdump_del_timer, diskdump_tasklet_schedule, diskdump_run_timers,
+	diskdump_run_tasklets, select_pages, dd_excluded, dd_write_data,
+	dd_encrypt, dd_mac_init, write_header, write_bitmaps, dd_fmt_mismatch,
+	dd_report_mismatch,
 #ifdef CONFIG_DISKDUMP_ENCRYPT
 	chacha_crypt_generic, poly1305_update_generic, poly1305_final_generic,
 #endif
@@ -977,28 +979,20 @@ static bool diskdump_self_check(void)
 	return false;
 }
 
-/**
- * diskdump_panic - write a crash dump; called from panic()
- * @msg: the panic message
- *
- * Runs on the panicking CPU with interrupts off.  Returns to panic() whether
- * or not a dump was written.
- *
- * Return: true if the other CPUs have been stopped (panic() must not try to
- * stop them again), false if diskdump did nothing.
+/*
+ * The dump itself, from diskdump_panic().  The name is the one the 2004
+ * diskdump gave its panic entry, and it matters: crash(8) finds where the
+ * panic task's registers belong by looking for a start_disk_dump frame on
+ * its stack, as it looks for machine_kexec in a kdump.  Without one it
+ * searches the exception stacks instead and gives up.  So it is never
+ * inlined or cloned under another name.
  */
-bool diskdump_panic(const char *msg)
+static noinline __noclone bool start_disk_dump(const char *msg)
 {
 	struct disk_dump_device *dev;
 	struct disk_dump_partition *part;
 	bool done = false;
 
-	if (list_empty(&disk_dump_devices))
-		return false;
-	if (atomic_xchg(&diskdump_entered, 1)) {
-		pr_emerg("panic during the dump: giving up, the partition header says how far it got\n");
-		return false;
-	}
 	local_irq_disable();
 	diskdump_stop_cpus();
 	if (READ_ONCE(diskdump_config_busy)) {
@@ -1024,6 +1018,27 @@ out:
 	if (!done)
 		pr_emerg("no partition took the dump\n");
 	return true;
+}
+
+/**
+ * diskdump_panic - write a crash dump; called from panic()
+ * @msg: the panic message
+ *
+ * Runs on the panicking CPU with interrupts off.  Returns to panic() whether
+ * or not a dump was written.
+ *
+ * Return: true if the other CPUs have been stopped (panic() must not try to
+ * stop them again), false if diskdump did nothing.
+ */
+bool diskdump_panic(const char *msg)
+{
+	if (list_empty(&disk_dump_devices))
+		return false;
+	if (atomic_xchg(&diskdump_entered, 1)) {
+		pr_emerg("panic during the dump: giving up, the partition header says how far it got\n");
+		return false;
+	}
+	return start_disk_dump(msg);
 }
 
 /* ------------------------------------------------------------------ */
