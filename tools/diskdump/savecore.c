@@ -40,7 +40,7 @@ static struct {
 	enum dd_compress compress;	/* -Z: zlib (the default), lzo, zstd, none */
 	unsigned int keep_dumps;	/* -n: at most this many dumps in DIR */
 	uint64_t min_free;		/* bytes */
-} opt = { .compress = DD_ZLIB };
+} opt = { .compress = DD_ZLIB, .map_stacks = true };
 
 static const char *const compress_names[] = {
 	[DD_NONE] = "none", [DD_ZLIB] = "zlib", [DD_LZO] = "lzo", [DD_ZSTD] = "zstd",
@@ -629,8 +629,9 @@ static void print_usage(FILE *f)
 		"                      without a dump is read whole, every block compared\n"
 		"                      with the format\n"
 		"  -k, --keep          do not format DEVICE after saving\n"
-		"  -s, --map-stacks    add PT_LOADs for the CPUs' vmalloc'd stacks, so that\n"
-		"                      gdb unwinds them (crash 8.0.2 then fails to open it)\n"
+		"  -S, --no-map-stacks leave out the PT_LOADs for the CPUs' vmalloc'd\n"
+		"                      stacks, which let gdb unwind them (-s: keep them,\n"
+		"                      the default)\n"
 		"  -m, --min-free MB   keep at least MB megabytes free in DIR\n"
 		"  -F, --format FMT    elf (default) or kdump (kdump-compressed, as\n"
 		"                      makedumpfile writes it)\n"
@@ -1506,6 +1507,9 @@ static int parse_option(int c, const char *arg)
 	case 's':
 		opt.map_stacks = true;
 		return 0;
+	case 'S':
+		opt.map_stacks = false;
+		return 0;
 	case 'f':
 		opt.force = true;
 		return 0;
@@ -1544,6 +1548,7 @@ int main(int argc, char **argv)
 		{ "check", no_argument, NULL, 'c' },
 		{ "keep", no_argument, NULL, 'k' },
 		{ "map-stacks", no_argument, NULL, 's' },
+		{ "no-map-stacks", no_argument, NULL, 'S' },
 		{ "min-free", required_argument, NULL, 'm' },
 		{ "format", required_argument, NULL, 'F' },
 		{ "compress", required_argument, NULL, 'Z' },
@@ -1558,7 +1563,7 @@ int main(int argc, char **argv)
 	};
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "cksfm:F:Z:n:K:vqhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "cksSfm:F:Z:n:K:vqhV", opts, NULL)) != -1) {
 		if (c == 'h') {
 			print_usage(stdout);
 			return DD_EXIT_OK;
