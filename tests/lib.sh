@@ -187,7 +187,7 @@ check_saved_dump() {
 }
 
 # check_gdb: gdb opens the vmcore with the vmlinux, shows the panic CPU's
-# thread with a backtrace into diskdump_panic, and reads kernel variables.
+# thread with a backtrace into start_disk_dump, and reads kernel variables.
 check_gdb() {
 	local vmcore out=$WORK/gdb.txt release
 	vmcore=$(the_vmcore)
@@ -196,7 +196,7 @@ check_gdb() {
 	timeout 120 gdb -nx -batch -ex "symbol-file -o ${KERNEL_OFFSET:-0} $VMLINUX" \
 		-ex "core-file $vmcore" -ex 'info threads' -ex 'thread apply all bt' \
 		-ex 'p init_uts_ns.name.release' -ex 'p panic_cpu.counter' >"$out" 2>&1 || true
-	grep -q "diskdump_panic" "$out" || { cat "$out"; fail "gdb: no backtrace into diskdump_panic"; }
+	grep -q "start_disk_dump" "$out" || { cat "$out"; fail "gdb: no backtrace into start_disk_dump"; }
 	grep -q "\"$release\"" "$out" || { cat "$out"; fail "gdb: cannot read init_uts_ns"; }
 	# panic_cpu is -1 in vmlinux: only the dumped memory says which CPU
 	local cpu
@@ -299,4 +299,69 @@ with open(path, 'r+b') as f:
 PY
 	part_in "$1" "$2" "$WORK/part.tmp"
 	rm -f "$WORK/part.tmp"
+}
+
+# check_readers PANIC_REGEX TASK CPUS [TRIGGER]: Debian 13's readers, which
+# know 6.12 (scripts/trixie-tools.sh), on the saved vmcore.  crash 8.0.6:
+# sys names the panic, bt unwinds the panic task TASK from start_disk_dump
+# through vpanic (and TRIGGER, if given), bt -a shows CPUS CPUs, ps lists
+# the tasks, log holds the panic line, and nothing fails to read.  drgn
+# 0.0.31: the crashed thread through start_disk_dump, the tasks, the printk
+# records with the panic line, every thread's stack.  makedumpfile 1.7.6:
+# --dump-dmesg, and -d 31 re-filtering.  gdb 16: every thread's backtrace,
+# down to TRIGGER.  CRASH_OPTS are added to crash's command line.
+check_readers() {
+	local panic=$1 task=$2 cpus=$3 trigger=${4:-} vmcore top out=$WORK/readers
+	vmcore=$(the_vmcore)
+	top=$(pwd)
+	mkdir -p "$out"
+	scripts/trixie-tools.sh >/dev/null || fail "no Debian 13 tools chroot"
+	# crash -s echoes no prompt: "echo" marks where each command's output begins
+	printf 'sys\nbt\necho ==== bt -a\nbt -a\necho ==== ps\nps\necho ==== log\nlog\nquit\n' >"$out/crash.in"
+	# shellcheck disable=SC2086
+	timeout 300 scripts/trixie-tools.sh run "$top" sh -c \
+		"crash -s ${CRASH_OPTS:-} '$VMLINUX' '$vmcore' <'$out/crash.in'" >"$out/crash.txt" 2>&1 || true
+	local c=$out/crash.txt
+	grep -Eq "PANIC: \"Kernel panic - not syncing: $panic" "$c" || { head -40 "$c"; fail "crash: sys does not name the panic"; }
+	grep -Eq "^PID: +[0-9]+ +TASK: [0-9a-f]+ +CPU: [0-9]+ +COMMAND: \"$task\"" "$c" ||
+		{ head -40 "$c"; fail "crash: no backtrace of the panic task $task"; }
+	grep -Eq '^ #[0-9]+ \[[0-9a-f]+\] start_disk_dump at ' "$c" || { head -40 "$c"; fail "crash: bt does not start in start_disk_dump"; }
+	grep -Eq '^ #[0-9]+ \[[0-9a-f]+\] vpanic at ' "$c" || { head -40 "$c"; fail "crash: bt does not go through vpanic"; }
+	[ -z "$trigger" ] || grep -Eq "^ #[0-9]+ \[[0-9a-f]+\] ($trigger) at " "$c" ||
+		{ head -40 "$c"; fail "crash: bt does not reach $trigger"; }
+	local ncpu
+	ncpu=$(sed -n '/^==== bt -a/,/^==== ps/p' "$c" | { grep -Eo '^PID: .* CPU: [0-9]+' || true; } |
+		grep -Eo '[0-9]+$' | sort -u | wc -l)
+	[ "$ncpu" = "$cpus" ] || { cat "$c"; fail "crash: bt -a shows $ncpu CPUs, not $cpus"; }
+	local ntasks
+	ntasks=$(sed -n '/^==== ps/,/^==== log/p' "$c" | { grep -Ec '^[ >] +[0-9]+ +[0-9]+ +[0-9]+ +[0-9a-f]{16} ' || true; })
+	[ "$ntasks" -ge 10 ] || { cat "$c"; fail "crash: ps lists $ntasks tasks"; }
+	sed -n '/^==== log/,$p' "$c" | grep -Eq "Kernel panic - not syncing: $panic" || fail "crash: log has no panic line"
+	grep -Eq 'invalid size request|read of .* failed|cannot be determined|^crash: ' "$c" &&
+		{ grep -E 'invalid size request|read of .* failed|cannot be determined|^crash: ' "$c" | head; fail "crash reported a read failure"; }
+	timeout 300 scripts/trixie-tools.sh run "$top" drgn -q -c "$vmcore" -s "$VMLINUX" "$top/tests/readers.py" \
+		>"$out/drgn.txt" 2>&1 || { cat "$out/drgn.txt"; fail "drgn failed"; }
+	local d=$out/drgn.txt dt
+	grep -Eq '^drgn crashed: [0-9]+ .*start_disk_dump vpanic' "$d" || { cat "$d"; fail "drgn: the crashed thread does not unwind through start_disk_dump and vpanic"; }
+	grep -q '^drgn printk: [0-9]* panic$' "$d" || { cat "$d"; fail "drgn: no panic line in the printk records"; }
+	grep -Eq '^drgn stacks: [0-9]+ unwound, 0 failed$' "$d" || { cat "$d"; fail "drgn: a thread's stack did not unwind"; }
+	dt=$(sed -n 's/^drgn tasks: //p' "$d")
+	[ "$((ntasks - dt))" -ge 0 ] && [ "$((ntasks - dt))" -le "$cpus" ] ||
+		fail "crash lists $ntasks tasks, drgn $dt (they may differ by the idle tasks only)"
+	rm -f "$out/dmesg.txt" "$out/d31"
+	timeout 300 scripts/trixie-tools.sh run "$top" makedumpfile --dump-dmesg "$vmcore" "$out/dmesg.txt" >"$out/mdf.txt" 2>&1 ||
+		{ cat "$out/mdf.txt"; fail "makedumpfile 1.7.6 --dump-dmesg failed"; }
+	grep -Eq "Kernel panic - not syncing: $panic" "$out/dmesg.txt" || fail "makedumpfile --dump-dmesg: no panic line"
+	timeout 300 scripts/trixie-tools.sh run "$top" makedumpfile -c -d 31 "$vmcore" "$out/d31" >"$out/mdf31.txt" 2>&1 ||
+		{ cat "$out/mdf31.txt"; fail "makedumpfile 1.7.6 -d 31 could not re-filter the dump"; }
+	[ "$(head -c 8 "$out/d31")" = "KDUMP   " ] || fail "makedumpfile -d 31 wrote no kdump-compressed file"
+	if [ "$(head -c 4 "$vmcore" | od -An -c | tr -d ' ')" != 177ELF ]; then
+		note "crash 8.0.6: bt $(grep -Ec '^ #[0-9]+ ' "$c") frames over $ncpu CPUs, ps $ntasks tasks, log with the panic; drgn: $dt tasks, panic in printk; makedumpfile 1.7.6 dmesg + -d 31 (gdb reads ELF only)"
+		return 0
+	fi
+	timeout 300 scripts/trixie-tools.sh run "$top" gdb -nx -batch -ex "symbol-file -o ${KERNEL_OFFSET:-0} $VMLINUX" \
+		-ex "core-file $vmcore" -ex 'thread apply all bt' >"$out/gdb.txt" 2>&1 || true
+	grep -q ' start_disk_dump ' "$out/gdb.txt" || { cat "$out/gdb.txt"; fail "gdb 16: no backtrace through start_disk_dump"; }
+	[ -z "$trigger" ] || grep -Eq " ($trigger) " "$out/gdb.txt" || { cat "$out/gdb.txt"; fail "gdb 16: the backtrace does not reach $trigger"; }
+	note "crash 8.0.6: bt $(grep -Ec '^ #[0-9]+ ' "$c") frames over $ncpu CPUs, ps $ntasks tasks, log with the panic; drgn: $dt tasks, $(sed -n 's/^drgn stacks: \([0-9]*\).*/\1/p' "$d") stacks, panic in printk; makedumpfile 1.7.6 dmesg + -d 31 ($(($(stat -c %s "$out/d31") >> 10)) KiB); gdb 16 $(grep -c '^#' "$out/gdb.txt") frames"
 }

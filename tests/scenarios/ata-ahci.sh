@@ -27,3 +27,4 @@ check_saved_dump "sysrq triggered crash" 2
 note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log"); sda2 unchanged"
 note "$(grep -o 'diskdump: quiesced in [0-9]* ms' "$log" | head -1); in flight at the panic: $(grep -o 'waiting for [0-9]* commands' "$log" | grep -o '[0-9]*' || echo none)"
 check_gdb
+check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"

@@ -6,4 +6,4 @@ grep -Eq "^timers_run: [1-9]" "$(dirname "$(the_vmcore)")/info" ||
 note "$(grep timers_run: "$(dirname "$(the_vmcore)")/info")"
 check_gdb
 check_dmesg "sysrq triggered crash"
-check_crash ddpattern
+check_readers "sysrq triggered crash" ddpattern 1 "__handle_sysrq|sysrq_handle_crash"

@@ -16,10 +16,10 @@ KERNEL_OFFSET=0x$KERNEL_OFFSET
 check_gdb
 # the symbols at their link addresses do not work: the offset is needed
 timeout 120 gdb -nx -batch -ex bt -ex 'p panic_cpu.counter' "$VMLINUX" "$vmcore" >"$WORK/gdb-nooff.txt" 2>&1 || true
-grep -q diskdump_panic "$WORK/gdb-nooff.txt" && fail "gdb found diskdump_panic without the offset: the kernel did not move"
+grep -q start_disk_dump "$WORK/gdb-nooff.txt" && fail "gdb found start_disk_dump without the offset: the kernel did not move"
 grep -qx '\$1 = -1' "$WORK/gdb-nooff.txt" || { cat "$WORK/gdb-nooff.txt"; fail "without the offset gdb should read vmlinux's panic_cpu (-1)"; }
 note "without the offset gdb has no backtrace and reads panic_cpu = -1 from vmlinux, not the dump"
 check_dmesg "sysrq triggered crash"
 # crash 8.0.2 needs to be told to read KERNELOFFSET: it probes for KASLR
 # by symbols of the module loader, and this kernel has no modules.
-CRASH_OPTS="--kaslr auto" check_crash ddpattern
+CRASH_OPTS="--kaslr auto" check_readers "sysrq triggered crash" ddpattern 1 "__handle_sysrq|sysrq_handle_crash"

@@ -27,7 +27,7 @@ python3 tests/check-vmcore.py "$(the_vmcore)" --same-as "$elf" >"$WORK/same.txt"
 	{ cat "$WORK/same.txt"; fail "the kdump file and the ELF file differ"; }
 note "$(grep '^same' "$WORK/same.txt"); kdump $((bytes >> 20)) MiB vs ELF $(($(stat -c %s "$elf") >> 20)) MiB"
 check_dmesg "sysrq triggered crash"
-check_crash ddpattern
+check_readers "sysrq triggered crash" ddpattern 1 "__handle_sysrq|sysrq_handle_crash"
 # LZO and zstd pages (-Z lzo|zstd, saved on the host from the same
 # partition): makedumpfile reads the LZO file's kernel log, crash the zstd
 # file's tasks (the unit tests check every page of both).

@@ -27,3 +27,4 @@ DUMPDEV=/dev/nvme0n1p1 check_saved_dump "sysrq triggered crash" 2
 note "$(grep -o 'dump queue [0-9]*, [0-9]* entries, [0-9]* KiB per command' "$dm" | head -1); p2 unchanged"
 note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log")"
 check_gdb
+check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
