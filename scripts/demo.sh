@@ -26,6 +26,14 @@ timeout 120 gdb -nx -batch -ex 'info threads' -ex 'bt' -ex 'p init_uts_ns.name.r
 echo "== makedumpfile --dump-dmesg: the end of the kernel log"
 timeout 120 makedumpfile --dump-dmesg "$vmcore" "$WORK/dmesg.txt" >/dev/null 2>&1
 grep -A3 "Kernel panic" "$WORK/dmesg.txt" | head -8
-echo "== crash $VMLINUX $vmcore (crash 8.0.2 understands little of 6.12)"
-printf 'sys\nbt\nquit\n' | timeout 180 crash -s "$VMLINUX" "$vmcore" 2>&1 | head -30 || true
+echo "== Debian 13's crash 8.0.6 (scripts/trixie-tools.sh): sys, bt, the end of log"
+scripts/trixie-tools.sh
+printf 'sys\nbt\nlog\nquit\n' >"$WORK/crash.in"
+timeout 180 scripts/trixie-tools.sh run "$top" sh -c "crash -s '$VMLINUX' '$vmcore' <'$WORK/crash.in'" \
+	>"$WORK/crash.txt" 2>&1 || true
+sed -n '1,/^ *RIP: 0000/p' "$WORK/crash.txt"
+tail -8 "$WORK/crash.txt"
+echo "== drgn 0.0.31: the crashed thread's stack"
+timeout 180 scripts/trixie-tools.sh run "$top" drgn -q -c "$vmcore" -s "$VMLINUX" \
+	-e 'print(prog.crashed_thread().stack_trace())' 2>&1 | head -30
 echo "== demo done: the dump is in $(dirname "$vmcore")"

@@ -217,22 +217,6 @@ check_dmesg() {
 	note "makedumpfile --dump-dmesg: $(wc -l <"$out") log lines, panic message present"
 }
 
-# check_crash TASK: what crash 8.0.2 makes of it.  It cannot analyse much of
-# 6.12 (see the README), but it must open the dump and name the panic task
-# from the registers and crashing_cpu we saved.
-check_crash() {
-	local vmcore out=$WORK/crash.txt
-	vmcore=$(the_vmcore)
-	# CRASH_OPTS: "--kaslr auto" for a KASLR guest (crash looks for the
-	# offset on its own only if the kernel has modules)
-	printf 'sys\nlog\nps\nbt\nquit\n' | timeout 180 crash -s ${CRASH_OPTS:-} "$VMLINUX" "$vmcore" >"$out" 2>&1 || true
-	# crash 8.0.2 sometimes aborts in malloc on 6.12 before printing the
-	# panic task; it must at least have read the runqueues from the dump.
-	grep -Eq "^PID: +[0-9]+ +TASK: [0-9a-f]+ +CPU: [0-9]+ +COMMAND: \"$1\"|active task ffff[0-9a-f]+ on cpu [0-9]+" "$out" ||
-		{ cat "$out"; fail "crash did not find the active task"; }
-	note "crash: $(grep -E '^PID:|active task' "$out" | head -1 | tr -s ' ')"
-}
-
 # part_geom DISK N: "START_SECTOR NR_SECTORS" of partition N.
 part_geom() {
 	sfdisk -J "$1" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][int(sys.argv[1])-1]; print(p["start"], p["size"])' "$2"
