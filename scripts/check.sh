@@ -52,6 +52,12 @@ step "lint"
 LINT_SERIES_BUILD=${LINT_SERIES_BUILD:-0} scripts/lint.sh build/src build/obj 2>&1 | tee "$log/lint.txt" | grep -v '^ok - '
 count "$log/lint.txt" lint
 
+step "Debian 13's dump readers (debootstrap once, cached in build/)"
+if ! scripts/trixie-tools.sh >"$log/readers.txt" 2>&1; then
+	cat "$log/readers.txt"
+	echo "check: no Debian 13 readers chroot; the scenarios that read dumps will fail"
+fi
+
 step "scenarios"
 tests/run-scenarios.sh 2>&1 | tee "$log/scenarios.txt" | grep -E '^(---|PASS|FAIL|  - |scenarios:)'
 count "$log/scenarios.txt" scenarios
