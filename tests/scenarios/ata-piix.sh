@@ -11,3 +11,4 @@ expect_log "$log" "trying partition 8:1 " "sda1 was not tried"
 check_saved_dump "sysrq triggered crash" 1
 note "$(grep -o 'diskdump: quiesced in [0-9]* ms' "$log" | head -1)"
 check_gdb
+check_readers "sysrq triggered crash" ddpattern 1 "__handle_sysrq|sysrq_handle_crash"

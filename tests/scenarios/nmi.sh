@@ -15,3 +15,4 @@ note "qemu ran ${QEMU_SECONDS}s; $(cat "$WORK/qmp.txt")"
 extract_out
 expect_log "$WORK/serial.log" "NMI received for unknown reason" "the guest did not see the NMI"
 check_saved_dump "NMI: Not continuing" 2
+check_readers "NMI: Not continuing" "[^\"]+" 2 "default_do_nmi"

@@ -20,3 +20,4 @@ again=$(grep -n "created again after a reset" "$dl" | head -1 | cut -d: -f1)
 panic=$(grep -n "Kernel panic - not syncing" "$dl" | head -1 | cut -d: -f1)
 [ "$again" -lt "$panic" ] || fail "the dump queue was created again only after the panic"
 note "$(grep -o 'dump queue [0-9]* created again after a reset' "$dl" | head -1), before the panic"
+check_readers "sysrq triggered crash" ddpattern 1 "__handle_sysrq|sysrq_handle_crash"
