@@ -3,6 +3,8 @@
 # Each scenario is tests/scenarios/NAME.sh, run in its own shell with
 # KERNEL, VMLINUX, INITRD and a fresh WORK directory.  Prints PASS/FAIL per
 # scenario and a closing "scenarios: N passed, N failed".
+# A scenario that passes keeps its logs but not its disk images and dumps
+# (about 1 GiB each); KEEP=1 keeps them.  A failed one keeps everything.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -26,6 +28,7 @@ for n in "${names[@]}"; do
 	if bash -c "source tests/lib.sh; source $f" 2>&1 | tee "$WORK/result.txt"; then
 		echo "PASS $n ($((SECONDS - start))s)"
 		pass=$((pass + 1))
+		[ "${KEEP:-0}" = 1 ] || find "$WORK" -type f -size +1M -delete
 	else
 		echo "FAIL $n ($((SECONDS - start))s); logs in $WORK"
 		failed=$((failed + 1))
