@@ -40,6 +40,7 @@
 #include <linux/memblock.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/panic.h>
 #include <linux/proc_fs.h>
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -125,8 +126,13 @@ static struct {
 	struct poly1305_desc_ctx mac;	/* of an encrypted dump */
 } dds;
 
-/* Set by "test panic2": panic again part way through the dump. */
-static bool dd_test_second_panic;
+/* Set by "test panic2" or "test oops": fail part way through the dump. */
+enum dd_test_fault {
+	DD_TEST_NONE,
+	DD_TEST_PANIC2,		/* panic again */
+	DD_TEST_OOPS,		/* dereference a bad pointer */
+};
+static enum dd_test_fault dd_test_fault;
 
 /* Timers and tasklets diverted to diskdump while crashdump_mode() is true. */
 static HLIST_HEAD(dd_timers);
@@ -712,6 +718,23 @@ static void copy_page_for_dump(void *dst, unsigned long pfn)
 	}
 }
 
+/* The faults "test panic2" and "test oops" ask for, part way through. */
+static void dd_test_inject_fault(void)
+{
+	switch (READ_ONCE(dd_test_fault)) {
+	case DD_TEST_PANIC2:
+		panic("diskdump test: a second panic during the dump");
+		break;
+	case DD_TEST_OOPS:
+		pr_emerg("test: dereferencing a bad pointer during the dump\n");
+		/* the first page is never mapped: a page fault, then an oops */
+		(void)*(volatile unsigned long *)16;
+		break;
+	default:
+		break;
+	}
+}
+
 /*
  * Write the RAM pages in PFN order, as many as the partition holds, batching
  * them into rw_block calls of up to io_blocks() blocks.
@@ -745,9 +768,8 @@ static int write_pages(struct disk_dump_partition *part,
 					 total);
 				next_report += total / 10;
 				if (IS_ENABLED(CONFIG_DISKDUMP_TEST) &&
-				    READ_ONCE(dd_test_second_panic) &&
 				    written >= total / 10 * 8)
-					panic("diskdump test: a second panic during the dump");
+					dd_test_inject_fault();
 			}
 		}
 	}
@@ -994,6 +1016,15 @@ static noinline __noclone bool start_disk_dump(const char *msg)
 	bool done = false;
 
 	local_irq_disable();
+	/*
+	 * An oops from here on (a bad pointer in a dump driver) must panic
+	 * again, whatever panic_on_oops says: otherwise oops_end() kills the
+	 * task that panicked, and the machine, its other CPUs halted, hangs
+	 * instead of rebooting.  The nested panic() finds diskdump_entered
+	 * set, gives up the dump and goes on to reboot; the partition's
+	 * header says how far the dump got.
+	 */
+	panic_on_oops = 1;
 	diskdump_stop_cpus();
 	if (READ_ONCE(diskdump_config_busy)) {
 		pr_emerg("configuration was being changed: not dumping\n");
@@ -1439,7 +1470,7 @@ static enum hrtimer_restart dd_test_irq_panic(struct hrtimer *timer)
 /*
  * Fault injection for the tests: "bug" oopses here, "corrupt" flips a byte
  * the self-check covers, "irq" panics from a hard interrupt, "panic2"
- * panics again part way through the dump.
+ * panics again and "oops" oopses part way through the dump.
  */
 static int diskdump_test_command(const char *arg)
 {
@@ -1455,8 +1486,13 @@ static int diskdump_test_command(const char *arg)
 		return 0;
 	}
 	if (!strcmp(arg, "panic2")) {
-		WRITE_ONCE(dd_test_second_panic, true);
+		WRITE_ONCE(dd_test_fault, DD_TEST_PANIC2);
 		pr_warn("test: the next dump will panic after 80%% of the pages\n");
+		return 0;
+	}
+	if (!strcmp(arg, "oops")) {
+		WRITE_ONCE(dd_test_fault, DD_TEST_OOPS);
+		pr_warn("test: the next dump will oops after 80%% of the pages\n");
 		return 0;
 	}
 	if (strcmp(arg, "corrupt"))
