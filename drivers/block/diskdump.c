@@ -62,6 +62,7 @@
 #define DISKDUMP_KEY_DER_MAX	600	/* an RSA-4096 RSAPublicKey is 526 bytes */
 #define DISKDUMP_CMD_MAX	(2 * DISKDUMP_KEY_DER_MAX + 16)	/* longest line */
 #define DISKDUMP_MAX_TIMER_RUNS	16	/* timer callbacks per poll, at most */
+#define DISKDUMP_WHEEL_TRIES	100	/* a timer wheel's lock: 1 us apart */
 
 #define DD_READ		0
 #define DD_WRITE	1
@@ -132,6 +133,7 @@ enum dd_test_fault {
 	DD_TEST_PANIC2,		/* panic again */
 	DD_TEST_OOPS,		/* dereference a bad pointer */
 };
+
 static enum dd_test_fault dd_test_fault;
 
 /* Timers and tasklets diverted to diskdump while crashdump_mode() is true. */
@@ -180,6 +182,37 @@ static void dd_timer_unlink(struct timer_list *timer)
 	timer->entry.next = NULL;
 }
 
+#ifdef CONFIG_DISKDUMP_KUNIT_TEST
+/* Set by the KUnit tests: the wheel's lock is held by a stopped CPU. */
+static bool dd_test_wheel_busy;
+#else
+#define dd_test_wheel_busy	false
+#endif
+
+/*
+ * Take @timer off its timer wheel: 1 if it was on one, 0 if not.  The
+ * wheel's lock is tried for a bounded time; a CPU that missed the stop
+ * holds it for a moment at most.  If it stays taken, a stopped CPU holds it
+ * for good: that wheel will never run again, so neither will the timer from
+ * it.  The timer is then forgotten there, its entry left as it is, for its
+ * neighbours on that list still point at it.
+ */
+static int dd_timer_detach_wheel(struct timer_list *timer)
+{
+	unsigned int tries;
+	int ret = -EBUSY;
+
+	for (tries = 0; tries < DISKDUMP_WHEEL_TRIES; tries++) {
+		if (!dd_test_wheel_busy)
+			ret = crashdump_detach_wheel_timer(timer);
+		if (ret != -EBUSY)
+			return ret;
+		udelay(1);
+	}
+	timer->entry.pprev = NULL;
+	return 1;
+}
+
 /* Take @timer off whatever list it is on; 1 if it was pending. */
 static int dd_timer_detach(struct timer_list *timer)
 {
@@ -189,7 +222,17 @@ static int dd_timer_detach(struct timer_list *timer)
 		dd_timer_unlink(timer);
 		return 1;
 	}
-	return crashdump_detach_wheel_timer(timer);
+	/*
+	 * A CPU stopped half-way through moving the timer to another wheel
+	 * (__mod_timer()): it is off the old list, not yet on the new one,
+	 * but still looks pending.  Unlinking it again would write through
+	 * its stale pointers.
+	 */
+	if (READ_ONCE(timer->flags) & TIMER_MIGRATING) {
+		timer->entry.pprev = NULL;
+		return 1;
+	}
+	return dd_timer_detach_wheel(timer);
 }
 
 /**
@@ -198,16 +241,16 @@ static int dd_timer_detach(struct timer_list *timer)
  * @expires: new expiry time in jiffies
  *
  * Moves @timer to diskdump's private list, from which diskdump_udelay()
- * runs it once it expires.
+ * runs it once it expires.  A timer that was shut down (its function
+ * cleared by timer_shutdown()) is not armed again, as with the timer wheel.
  *
- * Return: 1 if the timer was pending, 0 if not, -EBUSY if it sits on a
- * timer wheel whose lock a stopped CPU holds (the timer is then left alone).
+ * Return: 1 if the timer was pending, 0 if not.
  */
 int diskdump_mod_timer(struct timer_list *timer, unsigned long expires)
 {
 	int was_pending = dd_timer_detach(timer);
 
-	if (was_pending < 0)
+	if (!timer->function)
 		return was_pending;
 	timer->expires = expires;
 	hlist_add_head(&timer->entry, &dd_timers);
@@ -216,15 +259,23 @@ int diskdump_mod_timer(struct timer_list *timer, unsigned long expires)
 EXPORT_SYMBOL_GPL(diskdump_mod_timer);
 
 /**
- * diskdump_del_timer - del_timer() in crashdump mode
+ * diskdump_del_timer - timer_delete() and timer_shutdown() in crashdump mode
  * @timer: the timer
+ * @shutdown: also clear its function, so that it cannot be armed again
  *
- * Return: 1 if the timer was pending, 0 if not, -EBUSY as for
- * diskdump_mod_timer().
+ * In crashdump mode no timer callback runs but from diskdump_udelay() on
+ * this CPU, so the synchronous variants need not wait either.
+ *
+ * Return: 1 if the timer was pending, 0 if not; never a negative value, on
+ * which timer_delete_sync() would retry for ever.
  */
-int diskdump_del_timer(struct timer_list *timer)
+int diskdump_del_timer(struct timer_list *timer, bool shutdown)
 {
-	return dd_timer_detach(timer);
+	int ret = dd_timer_detach(timer);
+
+	if (shutdown)
+		timer->function = NULL;
+	return ret;
 }
 EXPORT_SYMBOL_GPL(diskdump_del_timer);
 
@@ -344,7 +395,8 @@ static void dd_report_mismatch(const void *block, unsigned long blk, int off);
 static const void *const dd_panic_code[] = {
 	diskdump_panic, start_disk_dump, dump_one_partition, check_signatures,
 	write_dump, write_pages, diskdump_udelay, diskdump_mod_timer,
-	diskdump_del_timer, diskdump_tasklet_schedule, diskdump_run_timers,
+	diskdump_del_timer, dd_timer_detach, dd_timer_detach_wheel,
+	diskdump_tasklet_schedule, diskdump_run_timers,
 	diskdump_run_tasklets, select_pages, dd_excluded, dd_write_data,
 	dd_encrypt, dd_mac_init, write_header, write_bitmaps, dd_fmt_mismatch,
 	dd_report_mismatch,
@@ -728,7 +780,7 @@ static void dd_test_inject_fault(void)
 	case DD_TEST_OOPS:
 		pr_emerg("test: dereferencing a bad pointer during the dump\n");
 		/* the first page is never mapped: a page fault, then an oops */
-		(void)*(volatile unsigned long *)16;
+		(void)READ_ONCE(*(unsigned long *)16);
 		break;
 	default:
 		break;
@@ -1036,6 +1088,8 @@ static noinline __noclone bool start_disk_dump(const char *msg)
 	dds.clock_base_ns = ktime_get_mono_fast_ns();
 	WRITE_ONCE(diskdump_cpu, smp_processor_id());
 	WRITE_ONCE(diskdump_mode, 1);
+	/* Tasklets queued before the panic would never run: run them here. */
+	crashdump_take_tasklets();
 	list_for_each_entry(dev, &disk_dump_devices, list) {
 		list_for_each_entry(part, &dev->partitions, list) {
 			if (!dump_one_partition(part, msg)) {

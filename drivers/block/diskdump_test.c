@@ -162,6 +162,137 @@ static void dd_test_tasklet_diverted(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &t.state));
 }
 
+/*
+ * A timer pending on a wheel whose lock a stopped CPU holds for good: the
+ * synchronous delete must come back (it retried -EBUSY for ever), and the
+ * timer must be usable on the private list afterwards.  The "wheel" is a
+ * list of the test's own, and the lock is held by fault injection.
+ */
+static void dd_test_delete_sync_busy_wheel(struct kunit *test)
+{
+	HLIST_HEAD(wheel_bucket);
+	struct timer_list t;
+	unsigned long flags;
+	int del, mod;
+	bool pending, priv;
+
+	timer_setup_on_stack(&t, kt_timer_fn, 0);
+	hlist_add_head(&t.entry, &wheel_bucket);
+	flags = kt_enter();
+	dd_test_wheel_busy = true;
+	del = timer_delete_sync(&t);
+	pending = timer_pending(&t);
+	mod = mod_timer(&t, jiffies + HZ);
+	priv = dd_timer_is_private(&t);
+	timer_delete(&t);
+	dd_test_wheel_busy = false;
+	kt_leave(flags);
+	KUNIT_EXPECT_EQ(test, del, 1);
+	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_EXPECT_EQ(test, mod, 0);
+	KUNIT_EXPECT_TRUE(test, priv);
+	/* the wheel's list was not written: its owner may be half-way */
+	KUNIT_EXPECT_PTR_EQ(test, wheel_bucket.first, &t.entry);
+	destroy_timer_on_stack(&t);
+}
+
+/*
+ * A CPU stopped half-way through migrating a timer between wheels: off
+ * both lists, TIMER_MIGRATING set, still pending.  Re-arming it must not
+ * unlink it a second time through its stale pprev.  (The migration leaves
+ * LIST_POISON2 in entry.next; NULL here, so that the old code fails the
+ * test rather than faulting on the poison.)
+ */
+static void dd_test_migrating_timer(struct kunit *test)
+{
+	struct hlist_node *stale_next = (struct hlist_node *)&stale_next;
+	struct timer_list t;
+	unsigned long flags;
+	int mod, del;
+	bool priv;
+
+	timer_setup_on_stack(&t, kt_timer_fn, 0);
+	t.entry.pprev = &stale_next;
+	t.entry.next = NULL;
+	t.flags |= TIMER_MIGRATING;
+	flags = kt_enter();
+	mod = mod_timer(&t, jiffies + HZ);
+	priv = dd_timer_is_private(&t);
+	del = timer_delete(&t);
+	kt_leave(flags);
+	KUNIT_EXPECT_EQ(test, mod, 1);
+	KUNIT_EXPECT_TRUE(test, priv);
+	KUNIT_EXPECT_EQ(test, del, 1);
+	KUNIT_EXPECT_PTR_EQ(test, stale_next, (struct hlist_node *)&stale_next);
+	t.flags &= ~TIMER_MIGRATING;
+	destroy_timer_on_stack(&t);
+}
+
+/* timer_shutdown() and timer_shutdown_sync(): the timer stays down. */
+static void dd_test_shutdown_timer_stays_down(struct kunit *test)
+{
+	struct timer_list a, b;
+	unsigned long flags;
+	int del_a, del_b, mod_a, mod_b;
+	bool pending_a, pending_b;
+
+	timer_setup_on_stack(&a, kt_timer_fn, 0);
+	timer_setup_on_stack(&b, kt_timer_fn, 0);
+	flags = kt_enter();
+	mod_timer(&a, jiffies + HZ);
+	mod_timer(&b, jiffies + HZ);
+	del_a = timer_shutdown_sync(&a);
+	del_b = timer_shutdown(&b);
+	mod_a = mod_timer(&a, jiffies - 1);
+	mod_b = mod_timer(&b, jiffies - 1);
+	pending_a = timer_pending(&a);
+	pending_b = timer_pending(&b);
+	diskdump_run_timers();
+	kt_leave(flags);
+	KUNIT_EXPECT_EQ(test, del_a, 1);
+	KUNIT_EXPECT_EQ(test, del_b, 1);
+	KUNIT_EXPECT_EQ(test, mod_a, 0);
+	KUNIT_EXPECT_EQ(test, mod_b, 0);
+	KUNIT_EXPECT_FALSE(test, pending_a);
+	KUNIT_EXPECT_FALSE(test, pending_b);
+	KUNIT_EXPECT_EQ(test, kt_calls, 0);
+	KUNIT_EXPECT_TRUE(test, hlist_empty(&dd_timers));
+	destroy_timer_on_stack(&a);
+	destroy_timer_on_stack(&b);
+}
+
+/*
+ * A tasklet queued on this CPU just before the panic (its softirq never
+ * comes) runs from the poll loop once diskdump takes over; scheduling it
+ * again in between is a no-op, as it is already queued.
+ */
+static void dd_test_tasklet_queued_before_panic(struct kunit *test)
+{
+	struct tasklet_struct t, hi;
+	unsigned long flags;
+	int before, after;
+
+	tasklet_setup(&t, kt_tasklet_fn);
+	tasklet_setup(&hi, kt_tasklet_fn);
+	local_irq_save(flags);
+	tasklet_schedule(&t);		/* queued the normal way */
+	tasklet_hi_schedule(&hi);
+	WRITE_ONCE(diskdump_cpu, smp_processor_id());
+	WRITE_ONCE(diskdump_mode, 1);
+	kt_calls = 0;
+	tasklet_schedule(&t);
+	diskdump_run_tasklets();
+	before = kt_calls;
+	crashdump_take_tasklets();	/* what start_disk_dump() does */
+	diskdump_run_tasklets();
+	after = kt_calls;
+	kt_leave(flags);
+	KUNIT_EXPECT_EQ(test, before, 0);
+	KUNIT_EXPECT_EQ(test, after, 2);
+	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &t.state));
+	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &hi.state));
+}
+
 static void dd_test_checksum_sees_corruption(struct kunit *test)
 {
 	u8 *victim = (u8 *)&dd.ram[DISKDUMP_MAX_RAM_RANGES - 1];
@@ -242,6 +373,10 @@ static struct kunit_case diskdump_test_cases[] = {
 	KUNIT_CASE(dd_test_wheel_timer_moved_and_run),
 	KUNIT_CASE(dd_test_rearming_timer_is_bounded),
 	KUNIT_CASE(dd_test_tasklet_diverted),
+	KUNIT_CASE(dd_test_delete_sync_busy_wheel),
+	KUNIT_CASE(dd_test_migrating_timer),
+	KUNIT_CASE(dd_test_shutdown_timer_stays_down),
+	KUNIT_CASE(dd_test_tasklet_queued_before_panic),
 	KUNIT_CASE(dd_test_checksum_sees_corruption),
 	KUNIT_CASE(dd_test_fmt_block),
 	KUNIT_CASE(dd_test_fmt_every_sector),

@@ -20,11 +20,13 @@ struct tasklet_struct;
  * timer and softirq code compile (and fold away) with CONFIG_DISKDUMP=n.
  */
 int diskdump_mod_timer(struct timer_list *timer, unsigned long expires);
-int diskdump_del_timer(struct timer_list *timer);
+int diskdump_del_timer(struct timer_list *timer, bool shutdown);
 void diskdump_tasklet_schedule(struct tasklet_struct *t);
 
 /* In kernel/time/timer.c: take a timer off the timer wheel in crashdump mode. */
 int crashdump_detach_wheel_timer(struct timer_list *timer);
+/* In kernel/softirq.c: hand this CPU's queued tasklets to diskdump. */
+void crashdump_take_tasklets(void);
 
 #ifdef CONFIG_DISKDUMP
 
