@@ -45,6 +45,7 @@
 #include <linux/random.h>
 #include <linux/sched.h>
 #include <linux/security.h>
+#include <linux/set_memory.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -122,6 +123,7 @@ static struct {
 	u64 timers_run;
 	u64 tasklets_run;
 	u64 unreadable_pages;
+	u64 hwpoison_pages;
 	u64 verify_ns;		/* comparing blocks with the format */
 	bool irqs_seen_on;
 	struct poly1305_desc_ctx mac;	/* of an encrypted dump */
@@ -386,7 +388,9 @@ static void dd_encrypt(struct disk_dump_partition *part, unsigned long block,
 		       u8 *buf, unsigned int n);
 static void dd_mac_init(struct disk_dump_partition *part);
 static unsigned long select_pages(void);
+static bool dd_hwpoisoned(unsigned long pfn);
 static unsigned long dd_excluded(unsigned long pfn);
+static void copy_page_for_dump(void *dst, unsigned long pfn);
 static int dd_fmt_mismatch(const void *block, unsigned long block_nr,
 			   unsigned long nr_blocks);
 static void dd_report_mismatch(const void *block, unsigned long blk, int off);
@@ -397,7 +401,8 @@ static const void *const dd_panic_code[] = {
 	write_dump, write_pages, diskdump_udelay, diskdump_mod_timer,
 	diskdump_del_timer, dd_timer_detach, dd_timer_detach_wheel,
 	diskdump_tasklet_schedule, diskdump_run_timers,
-	diskdump_run_tasklets, select_pages, dd_excluded, dd_write_data,
+	diskdump_run_tasklets, select_pages, dd_hwpoisoned, dd_excluded,
+	copy_page_for_dump, dd_write_data,
 	dd_encrypt, dd_mac_init, write_header, write_bitmaps, dd_fmt_mismatch,
 	dd_report_mismatch,
 #ifdef CONFIG_DISKDUMP_ENCRYPT
@@ -696,9 +701,28 @@ static unsigned long dd_excluded(unsigned long pfn)
 }
 
 /*
- * Choose the pages to dump: every RAM page, less what the dump level
- * excludes.  The choice is made once, before anything is written, so the
- * dump bitmap and the pages agree even though writing changes memory.
+ * A page the memory-failure code took out of use: reading it may raise
+ * a machine check, so it is never read, whatever the dump level.  A
+ * hugetlb page carries the mark on its head for all its pages.
+ */
+static bool dd_hwpoisoned(unsigned long pfn)
+{
+	struct page *page, *head;
+
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE) || !pfn_valid(pfn))
+		return false;
+	page = pfn_to_page(pfn);
+	if (PageHWPoison(page))
+		return true;
+	head = dd_head_page(page);
+	return head && head != page && PageHWPoison(head) && PageHuge(head);
+}
+
+/*
+ * Choose the pages to dump: every RAM page, less the poisoned ones and
+ * what the dump level excludes.  The choice is made once, before anything
+ * is written, so the dump bitmap and the pages agree even though writing
+ * changes memory.
  */
 static unsigned long select_pages(void)
 {
@@ -706,8 +730,13 @@ static unsigned long select_pages(void)
 	unsigned int i;
 
 	memset(dd.dump_map, 0, dd.dump_map_blocks * PAGE_SIZE);
+	dds.hwpoison_pages = 0;
 	for (i = 0; i < dd.nr_ram; i++) {
 		for (pfn = dd.ram[i].start_pfn; pfn < dd.ram[i].end_pfn; pfn++) {
+			if (dd_hwpoisoned(pfn)) {
+				dds.hwpoison_pages++;
+				continue;
+			}
 			skip = dd_excluded(pfn);
 			if (skip) {
 				pfn += skip - 1;
@@ -762,9 +791,23 @@ static int write_bitmaps(struct disk_dump_partition *part,
 }
 
 /* Copy one page into the I/O buffer; a page that cannot be read is marked. */
+/*
+ * Copy page @pfn for the dump.  Where the architecture has a machine-check
+ * safe copy, a page whose poison nobody has seen yet costs that page, not
+ * the dump; it needs the page mapped, which copy_from_kernel_nofault()
+ * does not.  A page that cannot be read is written as 0xdd bytes.
+ */
 static void copy_page_for_dump(void *dst, unsigned long pfn)
 {
-	if (copy_from_kernel_nofault(dst, pfn_to_kaddr(pfn), PAGE_SIZE)) {
+	void *src = pfn_to_kaddr(pfn);
+	bool failed;
+
+	if (IS_ENABLED(CONFIG_ARCH_HAS_COPY_MC) &&
+	    kernel_page_present(pfn_to_page(pfn)))
+		failed = copy_mc_to_kernel(dst, src, PAGE_SIZE);
+	else
+		failed = copy_from_kernel_nofault(dst, src, PAGE_SIZE);
+	if (failed) {
 		memset(dst, 0xdd, PAGE_SIZE);
 		dds.unreadable_pages++;
 	}
@@ -943,9 +986,13 @@ static int write_dump(struct disk_dump_partition *part, const char *msg,
 	 */
 	collect_notes(hdr);
 	hdr->nr_dump_pages = select_pages();
+	hdr->hwpoison_pages = dds.hwpoison_pages;
 	pr_emerg("writing %llu pages, interrupts %s (dump level %u: %llu of %llu RAM pages left out)\n",
 		 hdr->nr_dump_pages, irqs_disabled() ? "off" : "ON", hdr->dump_level,
 		 hdr->nr_ram_pages - hdr->nr_dump_pages, hdr->nr_ram_pages);
+	if (hdr->hwpoison_pages)
+		pr_emerg("%llu hardware-poisoned pages left out\n",
+			 hdr->hwpoison_pages);
 	if (hdr->data_block >= hdr->partition_blocks) {
 		pr_emerg("partition too small for the dump header\n");
 		return -ENOSPC;

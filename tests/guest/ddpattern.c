@@ -11,9 +11,14 @@
  * (test hooks), and TRIGGER crashes the kernel: sysrq (sysrq c), bug (an
  * oops in diskdump's test hook), irq (a panic from a hard interrupt), wait
  * (sleep until something else, an NMI from the host, crashes it) or none.
+ *
+ * With DDPOISON=N in the environment, the first N pages are filled, then
+ * marked hardware-poisoned with madvise(MADV_HWPOISON); their PFNs go to
+ * LISTFILE.poisoned instead of LISTFILE.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +61,15 @@ static int trigger(const char *how)
 	return -1;
 }
 
+/* Poisoning a page of its own sends the process SIGBUS: count it. */
+static volatile sig_atomic_t sigbus_seen;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	sigbus_seen++;
+}
+
 /* Each argument is FILE=VALUE: write VALUE to FILE. */
 static int prepare(char **args, int n)
 {
@@ -75,9 +89,9 @@ static int prepare(char **args, int n)
 
 int main(int argc, char **argv)
 {
-	unsigned long mib, pages, i;
+	unsigned long mib, pages, i, npoison;
 	uint64_t *mem;
-	FILE *list;
+	FILE *list, *poisoned = NULL;
 	int pm;
 
 	if (argc < 3) {
@@ -98,6 +112,18 @@ int main(int argc, char **argv)
 		perror("pagemap/list");
 		return 1;
 	}
+	npoison = getenv("DDPOISON") ? strtoul(getenv("DDPOISON"), NULL, 0) : 0;
+	if (npoison) {
+		char name[4096];
+
+		signal(SIGBUS, on_sigbus);
+		snprintf(name, sizeof(name), "%s.poisoned", argv[2]);
+		poisoned = fopen(name, "w");
+		if (!poisoned || npoison >= pages) {
+			perror(name);
+			return 1;
+		}
+	}
 	for (i = 0; i < pages; i++) {
 		uint64_t *page = mem + i * (PAGE / 8), ent, pa;
 		unsigned long vpn = (unsigned long)page / PAGE;
@@ -111,8 +137,21 @@ int main(int argc, char **argv)
 		pa = (ent & ((1ULL << 55) - 1)) * PAGE;
 		for (unsigned long w = 0; w < PAGE / 8; w++)
 			page[w] = DDPATTERN_MAGIC ^ (pa + w * 8);
-		fprintf(list, "%llx\n", (unsigned long long)(pa / PAGE));
+		if (i >= npoison) {
+			fprintf(list, "%llx\n", (unsigned long long)(pa / PAGE));
+			continue;
+		}
+		/* The page keeps its pattern; only the kernel can see it now. */
+		if (madvise(page, PAGE, MADV_HWPOISON)) {
+			perror("madvise(MADV_HWPOISON)");
+			return 1;
+		}
+		fprintf(poisoned, "%llx\n", (unsigned long long)(pa / PAGE));
+		printf("ddpattern: poisoned pfn %#llx (SIGBUS %d)\n",
+		       (unsigned long long)(pa / PAGE), (int)sigbus_seen);
 	}
+	if (poisoned && fclose(poisoned))
+		perror("poisoned list");
 	if (fflush(list) || fsync(fileno(list)))
 		perror("list");
 	fclose(list);

@@ -218,7 +218,8 @@ struct diskdump_header {
 	__u64	check_ns;
 	__u64	write_ns;
 	__u64	verify_ns;
-	__u64	reserved[2];
+	__u64	hwpoison_pages;		/* left out: hardware-poisoned */
+	__u64	reserved[1];
 	char	sysname[DISKDUMP_UTS_LEN];
 	char	nodename[DISKDUMP_UTS_LEN];
 	char	release[DISKDUMP_UTS_LEN];
