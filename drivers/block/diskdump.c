@@ -21,6 +21,7 @@
 
 #include <crypto/akcipher.h>
 #include <crypto/chacha.h>
+#include <crypto/internal/rsa.h>
 #include <crypto/poly1305.h>
 #include <crypto/sha2.h>
 #include <linux/blkdev.h>
@@ -1131,6 +1132,15 @@ static noinline __noclone bool start_disk_dump(const char *msg)
 	}
 	if (!diskdump_self_check())
 		return true;
+	/*
+	 * Lockdown may have been raised since the partitions were armed in
+	 * clear.  Only the lockdown LSM's level is read here: other LSMs'
+	 * hooks may take locks or allocate.
+	 */
+	if (!dd_encrypting() && lockdown_reached(LOCKDOWN_DISKDUMP)) {
+		pr_emerg("kernel lockdown forbids an unencrypted dump: not dumping\n");
+		return true;
+	}
 
 	dds.clock_base_ns = ktime_get_mono_fast_ns();
 	WRITE_ONCE(diskdump_cpu, smp_processor_id());
@@ -1634,12 +1644,41 @@ static int diskdump_set_level(const char *arg)
  * Make a fresh dump key and wrap it for the RSA public key @der (DER,
  * PKCS#1 RSAPublicKey).  Here, in process context, never at panic time.
  */
+/*
+ * The public exponent of an RSA key: odd and at least 65537 (NIST SP
+ * 800-56B).  With e = 1 "wrapping" the dump key would leave it in clear in
+ * every dump header, and the crypto API takes any exponent.
+ */
+static int dd_check_exponent(const u8 *der, unsigned int len)
+{
+	struct rsa_key raw = {};
+	size_t i;
+	u64 e = 0;
+
+	if (rsa_parse_pub_key(&raw, der, len))
+		return -EINVAL;
+	for (i = 0; i < raw.e_sz; i++) {
+		if (e >> 56)
+			return 0;	/* more than 64 bits: large enough */
+		e = e << 8 | raw.e[i];
+	}
+	if (e < 65537 || !(e & 1)) {
+		pr_err("key: RSA public exponent %llu; an odd exponent of at least 65537 is needed\n",
+		       e);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int dd_make_key(const u8 *der, unsigned int len, struct dd_key *k)
 {
 	struct crypto_akcipher *tfm;
 	unsigned int size;
 	int ret;
 
+	ret = dd_check_exponent(der, len);
+	if (ret)
+		return ret;
 	tfm = crypto_alloc_akcipher("pkcs1pad(rsa)", 0, 0);
 	if (IS_ERR(tfm)) {
 		pr_err("key: no RSA in this kernel (%ld)\n", PTR_ERR(tfm));
