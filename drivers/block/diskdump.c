@@ -1676,9 +1676,6 @@ static int dd_make_key(const u8 *der, unsigned int len, struct dd_key *k)
 	unsigned int size;
 	int ret;
 
-	ret = dd_check_exponent(der, len);
-	if (ret)
-		return ret;
 	tfm = crypto_alloc_akcipher("pkcs1pad(rsa)", 0, 0);
 	if (IS_ERR(tfm)) {
 		pr_err("key: no RSA in this kernel (%ld)\n", PTR_ERR(tfm));
@@ -1690,6 +1687,9 @@ static int dd_make_key(const u8 *der, unsigned int len, struct dd_key *k)
 		       ret);
 		goto out;
 	}
+	ret = dd_check_exponent(der, len);
+	if (ret)
+		goto out;
 	size = crypto_akcipher_maxsize(tfm);
 	if (size < 256 || size > DISKDUMP_WRAPPED_MAX) {
 		pr_err("key: a %u-bit RSA key; 2048 to 4096 bits are supported\n",
