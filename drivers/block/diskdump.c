@@ -1187,6 +1187,29 @@ bool diskdump_panic(const char *msg)
 /* Configuration                                                       */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A configuration change is made between dd_config_begin() and
+ * dd_config_commit(): a panic in between refuses to dump, as the lists and
+ * the checksum may not agree.  Only list and field updates go in between;
+ * what is slow (opening a block device, a driver setting up its dump
+ * queue, reading the partition) is done before, so that a panic while a
+ * partition is being armed still dumps to those armed before.
+ */
+static void dd_config_begin(void)
+{
+	lockdep_assert_held(&diskdump_mutex);
+	WRITE_ONCE(diskdump_config_busy, 1);
+	smp_wmb();	/* busy is seen before any change */
+}
+
+static void dd_config_commit(void)
+{
+	lockdep_assert_held(&diskdump_mutex);
+	dd.crc = diskdump_checksum();
+	smp_wmb();	/* the changes and their checksum before !busy */
+	WRITE_ONCE(diskdump_config_busy, 0);
+}
+
 /**
  * register_disk_dump_type - offer a class of dump devices
  * @type: the type; its probe is tried for every partition added later
@@ -1202,7 +1225,10 @@ int register_disk_dump_type(struct disk_dump_type *type)
 }
 EXPORT_SYMBOL_GPL(register_disk_dump_type);
 
-static void remove_partition(struct disk_dump_partition *part);
+static struct disk_dump_device *
+dd_unlink_partition(struct disk_dump_partition *part);
+static void dd_release_partition(struct disk_dump_partition *part,
+				 struct disk_dump_device *dev);
 
 /**
  * unregister_disk_dump_type - withdraw a class of dump devices
@@ -1214,72 +1240,103 @@ void unregister_disk_dump_type(struct disk_dump_type *type)
 	struct disk_dump_partition *part, *npart;
 
 	mutex_lock(&diskdump_mutex);
-	WRITE_ONCE(diskdump_config_busy, 1);
 	list_for_each_entry_safe(dev, ndev, &disk_dump_devices, list) {
 		if (dev->type != type)
 			continue;
-		list_for_each_entry_safe(part, npart, &dev->partitions, list)
-			remove_partition(part);
+		list_for_each_entry_safe(part, npart, &dev->partitions, list) {
+			struct disk_dump_device *gone;
+
+			dd_config_begin();
+			gone = dd_unlink_partition(part);
+			dd_config_commit();
+			dd_release_partition(part, gone);
+		}
 	}
 	list_del(&type->list);
-	dd.crc = diskdump_checksum();
-	WRITE_ONCE(diskdump_config_busy, 0);
 	mutex_unlock(&diskdump_mutex);
 }
 EXPORT_SYMBOL_GPL(unregister_disk_dump_type);
 
+/* The RAM ranges as walk_system_ram_range() finds them, before install. */
+struct dd_ram_walk {
+	struct ram_range ram[DISKDUMP_MAX_RAM_RANGES];
+	unsigned int nr_ram;
+	unsigned long nr_ram_pages;
+	unsigned long max_pfn;
+};
+
 static int add_ram_range(unsigned long start_pfn, unsigned long nr_pages,
 			 void *arg)
 {
-	if (dd.nr_ram == DISKDUMP_MAX_RAM_RANGES) {
+	struct dd_ram_walk *w = arg;
+
+	if (w->nr_ram == DISKDUMP_MAX_RAM_RANGES) {
 		pr_warn("more than %d RAM ranges: the dump leaves the rest out\n",
 			DISKDUMP_MAX_RAM_RANGES);
 		return 1;
 	}
-	dd.ram[dd.nr_ram].start_pfn = start_pfn;
-	dd.ram[dd.nr_ram].end_pfn = start_pfn + nr_pages;
-	dd.nr_ram++;
-	dd.nr_ram_pages += nr_pages;
-	dd.max_pfn = max(dd.max_pfn, start_pfn + nr_pages);
+	w->ram[w->nr_ram].start_pfn = start_pfn;
+	w->ram[w->nr_ram].end_pfn = start_pfn + nr_pages;
+	w->nr_ram++;
+	w->nr_ram_pages += nr_pages;
+	w->max_pfn = max(w->max_pfn, start_pfn + nr_pages);
 	return 0;
 }
 
-/* Learn the RAM layout and allocate every buffer the panic path uses. */
+/*
+ * Size the panic path's buffers to the RAM there is now, between
+ * dd_config_begin() and dd_config_commit().  Everything is allocated
+ * before anything in dd changes, so a failed allocation leaves the
+ * configuration as it was (a bitmap that no longer covers all of RAM
+ * must never be sealed by the checksum).
+ */
 static int diskdump_prepare_buffers(void)
 {
-	size_t notes;
+	static struct dd_ram_walk w;	/* under diskdump_mutex */
+	unsigned long blocks, *map = NULL;
+	void *io_buf = NULL, *note_buf = NULL;
+	struct diskdump_header *hdr = NULL;
+	size_t note_bytes = 0;
 
-	dd.nr_ram = 0;
-	dd.nr_ram_pages = 0;
-	dd.max_pfn = 0;
-	walk_system_ram_range(0, max_pfn, NULL, add_ram_range);
-	dd.bitmap_blocks = DIV_ROUND_UP(dd.max_pfn, PAGE_SIZE * BITS_PER_BYTE);
-	if (dd.bitmap_blocks > dd.dump_map_blocks) {
-		unsigned long *map = vzalloc(dd.bitmap_blocks * PAGE_SIZE);
-
+	memset(&w, 0, sizeof(w));
+	walk_system_ram_range(0, max_pfn, &w, add_ram_range);
+	blocks = DIV_ROUND_UP(w.max_pfn, PAGE_SIZE * BITS_PER_BYTE);
+	if (blocks > dd.dump_map_blocks) {
+		map = vzalloc(blocks * PAGE_SIZE);
 		if (!map)
 			return -ENOMEM;
-		vfree(dd.dump_map);
-		dd.dump_map = map;
-		dd.dump_map_blocks = dd.bitmap_blocks;
+	}
+	if (!dd.io_buf) {
+		note_bytes = nr_cpu_ids * sizeof(note_buf_t) + VMCOREINFO_NOTE_SIZE;
+		note_bytes = round_up(note_bytes, PAGE_SIZE);
+		io_buf = vmalloc(DISKDUMP_IO_BLOCKS * PAGE_SIZE);
+		note_buf = vmalloc(note_bytes);
+		hdr = (void *)get_zeroed_page(GFP_KERNEL);
+		if (!io_buf || !note_buf || !hdr) {
+			vfree(io_buf);
+			vfree(note_buf);
+			free_page((unsigned long)hdr);
+			vfree(map);
+			return -ENOMEM;
+		}
 	}
 
-	if (dd.io_buf)
-		return 0;
-	notes = nr_cpu_ids * sizeof(note_buf_t) + VMCOREINFO_NOTE_SIZE;
-	dd.note_blocks = DIV_ROUND_UP(notes, PAGE_SIZE);
-	dd.note_bytes = dd.note_blocks * PAGE_SIZE;
-	dd.io_buf = vmalloc(DISKDUMP_IO_BLOCKS * PAGE_SIZE);
-	dd.note_buf = vmalloc(dd.note_bytes);
-	dd.hdr = (void *)get_zeroed_page(GFP_KERNEL);
-	if (!dd.io_buf || !dd.note_buf || !dd.hdr) {
-		vfree(dd.io_buf);
-		vfree(dd.note_buf);
-		free_page((unsigned long)dd.hdr);
-		dd.io_buf = NULL;
-		dd.note_buf = NULL;
-		dd.hdr = NULL;
-		return -ENOMEM;
+	memcpy(dd.ram, w.ram, sizeof(dd.ram));
+	dd.nr_ram = w.nr_ram;
+	dd.nr_ram_pages = w.nr_ram_pages;
+	dd.max_pfn = w.max_pfn;
+	dd.bitmap_blocks = blocks;
+	if (map) {
+		vfree(dd.dump_map);
+		dd.dump_map = map;
+		dd.dump_map_blocks = blocks;
+	}
+	if (io_buf) {
+		dd.io_buf = io_buf;
+		dd.note_buf = note_buf;
+		dd.hdr = hdr;
+		dd.note_bytes = note_bytes;
+		dd.note_blocks = note_bytes / PAGE_SIZE;
 	}
 	return 0;
 }
@@ -1296,12 +1353,24 @@ static struct disk_dump_partition *find_partition(dev_t devt)
 	return NULL;
 }
 
-static struct disk_dump_device *find_device(struct gendisk *disk)
+static void dd_free_device(struct disk_dump_device *dev)
+{
+	dev->type->remove_device(dev);
+	module_put(dev->type->owner);
+	kfree(dev);
+}
+
+/*
+ * The dump device of @disk: an armed one, or a new one that a dump type's
+ * add_device() has set up (*@is_new), not yet on disk_dump_devices.
+ */
+static struct disk_dump_device *find_device(struct gendisk *disk, bool *is_new)
 {
 	struct disk_dump_device *dev;
 	struct disk_dump_type *type;
 	void *data;
 
+	*is_new = false;
 	list_for_each_entry(type, &disk_dump_types, list) {
 		data = type->probe(disk);
 		if (!data)
@@ -1324,26 +1393,45 @@ static struct disk_dump_device *find_device(struct gendisk *disk)
 			module_put(type->owner);
 			continue;
 		}
-		list_add_tail(&dev->list, &disk_dump_devices);
+		*is_new = true;
 		return dev;
 	}
 	return ERR_PTR(-ENODEV);
 }
 
-static void remove_partition(struct disk_dump_partition *part)
+/*
+ * Take @part off the configuration, between dd_config_begin() and
+ * dd_config_commit().  Return: its device if @part was the device's last
+ * partition (the device is then off the list too), else NULL.
+ */
+static struct disk_dump_device *
+dd_unlink_partition(struct disk_dump_partition *part)
 {
 	struct disk_dump_device *dev = part->dev;
 
 	list_del(&part->list);
+	if (!list_empty(&dev->partitions))
+		return NULL;
+	list_del(&dev->list);
+	return dev;
+}
+
+/* Close and free what dd_unlink_partition() took off, after the commit. */
+static void dd_release_partition(struct disk_dump_partition *part,
+				 struct disk_dump_device *dev)
+{
 	fput(part->bdev_file);
 	kfree(part);
-	if (list_empty(&dev->partitions)) {
-		list_del(&dev->list);
-		dev->type->remove_device(dev);
-		module_put(dev->type->owner);
-		kfree(dev);
-	}
+	if (dev)
+		dd_free_device(dev);
 }
+
+#ifdef CONFIG_DISKDUMP_TEST
+/* Set by "test slowadd": the next add takes seconds, as NVMe's may. */
+static bool dd_test_slow_add;
+#else
+#define dd_test_slow_add	false
+#endif
 
 static int diskdump_holder;
 
@@ -1446,12 +1534,17 @@ static int dd_check_device_formatted(dev_t devt)
 	return ret;
 }
 
+/*
+ * Arm the partition @devt: open it, find or set up its dump device, then
+ * put both on the lists as one configuration change.
+ */
 static int add_partition(dev_t devt)
 {
 	struct disk_dump_partition *part;
 	struct disk_dump_device *dev;
 	struct block_device *bdev;
 	struct file *file;
+	bool new_dev;
 	int ret;
 
 	if (find_partition(devt))
@@ -1465,21 +1558,16 @@ static int add_partition(dev_t devt)
 		if (ret)
 			return ret;
 	}
-	ret = diskdump_prepare_buffers();
-	if (ret)
-		return ret;
 	file = bdev_file_open_by_dev(devt, BLK_OPEN_READ | BLK_OPEN_WRITE,
 				     &diskdump_holder, NULL);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	bdev = file_bdev(file);
-	if (bdev_logical_block_size(bdev) > PAGE_SIZE ||
-	    (bdev_nr_sectors(bdev) >> (PAGE_SHIFT - SECTOR_SHIFT)) <
-	    1 + dd.note_blocks + 2 * dd.bitmap_blocks + 1) {
-		ret = -ENOSPC;
-		goto out_put;
+	if (dd_test_slow_add) {
+		pr_warn("test: adding slowly\n");
+		msleep(3000);
 	}
-	dev = find_device(bdev->bd_disk);
+	dev = find_device(bdev->bd_disk, &new_dev);
 	if (IS_ERR(dev)) {
 		ret = PTR_ERR(dev);
 		goto out_put;
@@ -1487,9 +1575,7 @@ static int add_partition(dev_t devt)
 	part = kzalloc(sizeof(*part), GFP_KERNEL);
 	if (!part) {
 		ret = -ENOMEM;
-		if (list_empty(&dev->partitions))
-			goto out_dev;
-		goto out_put;
+		goto out_dev;
 	}
 	part->dev = dev;
 	part->bdev_file = file;
@@ -1497,14 +1583,25 @@ static int add_partition(dev_t devt)
 	part->start_sect = get_start_sect(bdev);
 	part->nr_sects = bdev_nr_sectors(bdev);
 	get_random_bytes(part->nonce, sizeof(part->nonce));
-	list_add_tail(&part->list, &dev->partitions);
-	return 0;
 
+	dd_config_begin();
+	ret = diskdump_prepare_buffers();
+	if (!ret && (bdev_logical_block_size(bdev) > PAGE_SIZE ||
+		     (part->nr_sects >> (PAGE_SHIFT - SECTOR_SHIFT)) <
+		     1 + dd.note_blocks + 2 * dd.bitmap_blocks + 1))
+		ret = -ENOSPC;
+	if (!ret) {
+		if (new_dev)
+			list_add_tail(&dev->list, &disk_dump_devices);
+		list_add_tail(&part->list, &dev->partitions);
+	}
+	dd_config_commit();
+	if (!ret)
+		return 0;
+	kfree(part);
 out_dev:
-	list_del(&dev->list);
-	dev->type->remove_device(dev);
-	module_put(dev->type->owner);
-	kfree(dev);
+	if (new_dev)
+		dd_free_device(dev);
 out_put:
 	fput(file);
 	return ret;
@@ -1601,6 +1698,11 @@ static int diskdump_test_command(const char *arg)
 		pr_warn("test: the next dump will panic after 80%% of the pages\n");
 		return 0;
 	}
+	if (!strcmp(arg, "slowadd")) {
+		WRITE_ONCE(dd_test_slow_add, true);
+		pr_warn("test: the next add will take 3 s more\n");
+		return 0;
+	}
 	if (!strcmp(arg, "oops")) {
 		WRITE_ONCE(dd_test_fault, DD_TEST_OOPS);
 		pr_warn("test: the next dump will oops after 80%% of the pages\n");
@@ -1631,10 +1733,9 @@ static int diskdump_set_level(const char *arg)
 		return -EINVAL;
 	}
 	mutex_lock(&diskdump_mutex);
-	WRITE_ONCE(diskdump_config_busy, 1);
+	dd_config_begin();
 	dd.dump_level = level;
-	dd.crc = diskdump_checksum();
-	WRITE_ONCE(diskdump_config_busy, 0);
+	dd_config_commit();
 	mutex_unlock(&diskdump_mutex);
 	pr_info("dump level %u\n", level);
 	return 0;
@@ -1723,13 +1824,12 @@ static int dd_install_key(const struct dd_key *k)
 	if (!k && !list_empty(&disk_dump_devices))
 		ret = security_locked_down(LOCKDOWN_DISKDUMP);
 	if (!ret) {
-		WRITE_ONCE(diskdump_config_busy, 1);
+		dd_config_begin();
 		if (k)
 			dd.key = *k;
 		else
 			memzero_explicit(&dd.key, sizeof(dd.key));
-		dd.crc = diskdump_checksum();
-		WRITE_ONCE(diskdump_config_busy, 0);
+		dd_config_commit();
 	}
 	mutex_unlock(&diskdump_mutex);
 	return ret;
@@ -1828,7 +1928,6 @@ static int diskdump_command(char *line)
 	}
 
 	mutex_lock(&diskdump_mutex);
-	WRITE_ONCE(diskdump_config_busy, 1);
 	if (!strcmp(cmd, "add")) {
 		ret = add_partition(devt);
 		if (ret == -ENODEV)
@@ -1849,7 +1948,12 @@ static int diskdump_command(char *line)
 		struct disk_dump_partition *part = find_partition(devt);
 
 		if (part) {
-			remove_partition(part);
+			struct disk_dump_device *gone;
+
+			dd_config_begin();
+			gone = dd_unlink_partition(part);
+			dd_config_commit();
+			dd_release_partition(part, gone);
 			pr_info("%s: dump partition removed\n", arg);
 			ret = 0;
 		} else {
@@ -1857,8 +1961,6 @@ static int diskdump_command(char *line)
 			ret = -ENOENT;
 		}
 	}
-	dd.crc = diskdump_checksum();
-	WRITE_ONCE(diskdump_config_busy, 0);
 	mutex_unlock(&diskdump_mutex);
 	return ret;
 }
