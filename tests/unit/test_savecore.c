@@ -1983,6 +1983,143 @@ static int bench_verify(void)
 }
 
 /*
+ * test_savecore --bench-image FILE MIB: a partition image of MIB MiB that
+ * a complete dump fills, for make -C tests/unit bench-save.  Its pages look
+ * like a machine's memory to the compressors, in runs of 16 pages: 30%
+ * zero, 30% kernel structures (pointers, small numbers, zeros), 25% text,
+ * 15% random (compressed or encrypted data).
+ */
+static uint64_t bench_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void bench_page(unsigned char *page, uint64_t pfn)
+{
+	static const char *const words[] = {
+		"the ", "kernel ", "page ", "of ", "memory ", "and ", "a ", "dump ",
+		"to ", "disk ", "struct ", "task ", "file ", "int ", "return ", "\n",
+	};
+	uint64_t s = (pfn / 16) * 0x9e3779b97f4a7c15ULL + 1, kind, w;
+	size_t i = 0;
+
+	kind = bench_rand(&s) % 100;
+	s ^= pfn * 0xbf58476d1ce4e5b9ULL + 7;
+	if (kind < 30) {
+		memset(page, 0, BS);
+	} else if (kind < 60) {
+		for (i = 0; i < BS; i += 8) {
+			uint64_t r = bench_rand(&s);
+
+			w = r % 4 == 0 ? 0xffff888000000000ULL | ((r >> 8) & 0x3ffffff8ULL) :
+			    r % 4 == 1 ? (r >> 32) % 256 : 0;
+			memcpy(page + i, &w, 8);
+		}
+	} else if (kind < 85) {
+		while (i < BS) {
+			const char *t = words[bench_rand(&s) % ARRAY_SIZE(words)];
+			size_t n = strlen(t) < BS - i ? strlen(t) : BS - i;
+
+			memcpy(page + i, t, n);
+			i += n;
+		}
+	} else {
+		for (i = 0; i < BS; i += 8) {
+			w = bench_rand(&s);
+			memcpy(page + i, &w, 8);
+		}
+	}
+}
+
+static int write_bench_image(const char *path, const char *mib)
+{
+	uint64_t blocks = strtoull(mib, NULL, 10) * (1 << 20) / BS, bb, pages;
+	unsigned char *buf = malloc(256 * BS);
+	struct img im;
+	int fd;
+
+	if (blocks < 1024 || !buf)
+		return 1;
+	bb = blocks / (BS * 8) + 1;
+	pages = blocks - 3 - 2 * bb;
+	img_init(&im, "bench", blocks);
+	snprintf(im.path, sizeof(im.path), "%s", path);
+	im.ram_lo = 16;
+	im.ram_hi = im.ram_lo + pages;
+	im.max_pfn = im.ram_hi + 16;
+	im.written = pages;
+	make_dump(&im);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		return 1;
+	for (uint64_t r = 0; r < pages; r += 256) {
+		uint64_t n = pages - r < 256 ? pages - r : 256;
+
+		for (uint64_t i = 0; i < n; i++)
+			bench_page(buf + i * BS, im.ram_lo + r + i);
+		put(fd, im.h.data_block + r, buf, n * BS);
+	}
+	free(buf);
+	return fsync(fd) || close(fd);
+}
+
+/*
+ * The pipes (read ahead, compress in threads, write in order) write the
+ * same bytes as one thread does, whatever the threads and chunk sizes:
+ * pages of every kind, so that the chunks take the workers different times
+ * and finish out of order.
+ */
+static int test_threads_write_in_order(void)
+{
+	static const struct { unsigned int threads, chunk; } tune[] = {
+		{ 2, 1 }, { 3, 7 }, { 8, 3 }, { 4, 64 }, { 0, 0 },
+	};
+	unsigned char page[BS];
+	bool same = true;
+	struct img im;
+	int fd;
+
+	img_init(&im, "order", 2400);
+	im.max_pfn = 2300;
+	im.ram_lo = 20;
+	im.ram_hi = 2250;
+	im.written = im.ram_hi - im.ram_lo;
+	make_dump(&im);
+	fd = open(im.path, O_WRONLY);
+	CHECK(fd >= 0);
+	for (uint64_t r = 0; r < im.written; r++) {
+		bench_page(page, r / 3 * 16 + r % 3);	/* a new kind every 3 pages */
+		put(fd, im.h.data_block + r, page, BS);
+	}
+	close(fd);
+	for (int how = -1; how <= DD_ZSTD; how++) {
+		size_t len, n;
+		char *one, *many;
+
+		dd_pipe_tune(1, 0);
+		one = save_as(&im, how, &len);
+		CHECK(one);
+		for (size_t t = 0; t < ARRAY_SIZE(tune) && same; t++) {
+			dd_pipe_tune(tune[t].threads, tune[t].chunk);
+			many = save_as(&im, how, &n);
+			same = many && n == len && !memcmp(one, many, len);
+			if (!same)
+				fprintf(stderr, "  %s: %s %d, %u threads, %u blocks a chunk: %s\n",
+					current, how < 0 ? "elf" : "kdump", how, tune[t].threads,
+					tune[t].chunk, many ? "other bytes" : "failed");
+			free(many);
+		}
+		free(one);
+		CHECK(same);
+	}
+	dd_pipe_tune(3, 5);
+	return 0;
+}
+
+/*
  * test_savecore --seed FILE: the fuzzer's seeds.  FILE: a small valid dump;
  * FILE-v1, FILE-v2: an empty partition of format version 1, 2; FILE-time-max,
  * FILE-time-neg: dumps with panic times gmtime_r() cannot take; FILE-strings:
@@ -2030,10 +2167,15 @@ int main(int argc, char **argv)
 		return write_seed(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "--bench-verify"))
 		return bench_verify();
+	if (argc == 4 && !strcmp(argv[1], "--bench-image"))
+		return write_bench_image(argv[2], argv[3]);
 	if (!mkdtemp(tmpdir)) {
 		perror("mkdtemp");
 		return 1;
 	}
+	/* every dump through the threads, in small chunks (but the binary's) */
+	dd_pipe_tune(3, 5);
+	RUN(test_threads_write_in_order);
 	RUN(test_crc32_vector);
 	RUN(test_fmt_block_roundtrip);
 	RUN(test_signatures);

@@ -19,8 +19,6 @@
 #include "ddcore.h"
 #include "savecore.h"
 
-#define MAC_CHUNK	256	/* blocks per read */
-
 struct dd_crypt {
 	uint8_t key[DISKDUMP_KEY_SIZE];
 	uint8_t nonce[DISKDUMP_NONCE_SIZE];
@@ -56,7 +54,15 @@ static int chacha_xor(EVP_CIPHER_CTX *ctx, const uint8_t key[DISKDUMP_KEY_SIZE],
 	return 0;
 }
 
-/* The MAC of the dump as it is on @dev (see include/uapi/linux/diskdump.h). */
+static int mac_emit(void *arg, struct dd_chunk *c)
+{
+	return EVP_MAC_update(arg, c->buf, c->n * DISKDUMP_BLOCK_SIZE) ? 0 : -DD_EXIT_ERROR;
+}
+
+/*
+ * The MAC of the dump as it is on @dev (see include/uapi/linux/diskdump.h),
+ * before dd_unseal() sets dev->decrypt: the blocks as they are.
+ */
 static int dump_mac(struct dd_dev *dev, const struct diskdump_header *h,
 		    const uint8_t key[DISKDUMP_KEY_SIZE], uint8_t mac[DISKDUMP_MAC_SIZE])
 {
@@ -65,20 +71,15 @@ static int dump_mac(struct dd_dev *dev, const struct diskdump_header *h,
 	EVP_CIPHER_CTX *cctx = EVP_CIPHER_CTX_new();
 	EVP_MAC *alg = EVP_MAC_fetch(NULL, "POLY1305", NULL);
 	EVP_MAC_CTX *ctx = alg ? EVP_MAC_CTX_new(alg) : NULL;
-	uint8_t otk[32] = { 0 }, *buf = dd_alloc_blocks(MAC_CHUNK);
+	struct dd_pipe pipe = { .emit = mac_emit, .arg = ctx };
+	uint8_t otk[32] = { 0 };
 	size_t len = 0;
 	int ret = -1;
 
-	if (!cctx || !ctx || !buf || chacha_xor(cctx, key, h->nonce, 0, otk, sizeof(otk)) ||
-	    !EVP_MAC_init(ctx, otk, sizeof(otk), NULL))
+	if (!cctx || !ctx || chacha_xor(cctx, key, h->nonce, 0, otk, sizeof(otk)) ||
+	    !EVP_MAC_init(ctx, otk, sizeof(otk), NULL) ||
+	    (end > 1 && dd_pipe_run(dev, 1, end - 1, &pipe)))
 		goto out;
-	for (uint64_t b = 1; b < end; b += MAC_CHUNK) {
-		uint64_t n = end - b < MAC_CHUNK ? end - b : MAC_CHUNK;
-
-		if (dd_read_raw_blocks(dev, b, buf, n) ||
-		    !EVP_MAC_update(ctx, buf, n * DISKDUMP_BLOCK_SIZE))
-			goto out;
-	}
 	copy.crc = 0;
 	memset(copy.mac, 0, sizeof(copy.mac));
 	if (EVP_MAC_update(ctx, (const uint8_t *)&copy, sizeof(copy)) &&
@@ -86,7 +87,6 @@ static int dump_mac(struct dd_dev *dev, const struct diskdump_header *h,
 		ret = 0;
 out:
 	OPENSSL_cleanse(otk, sizeof(otk));
-	free(buf);
 	EVP_MAC_CTX_free(ctx);
 	EVP_MAC_free(alg);
 	EVP_CIPHER_CTX_free(cctx);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,6 +260,310 @@ int dd_write_full(int fd, const void *buf, size_t len, uint64_t off)
 		len -= (size_t)w;
 	}
 	return 0;
+}
+
+/* ---- write-behind ---- */
+
+#define BEHIND_STEP	(8ULL << 20)	/* writeback started every 8 MiB */
+#define BEHIND_KEEP	(32ULL << 20)	/* in flight before waiting for it */
+
+void dd_behind_init(struct dd_behind *b, int fd, uint64_t off)
+{
+	b->fd = fd;
+	b->started = off;
+	b->dropped = off;
+}
+
+void dd_behind_advance(struct dd_behind *b, uint64_t end)
+{
+	uint64_t to;
+
+	if (end < b->started + BEHIND_STEP)
+		return;
+	sync_file_range(b->fd, (off64_t)b->started, (off64_t)(end - b->started),
+			SYNC_FILE_RANGE_WRITE);
+	b->started = end;
+	if (b->started < b->dropped + 2 * BEHIND_KEEP)
+		return;
+	to = b->started - BEHIND_KEEP;
+	sync_file_range(b->fd, (off64_t)b->dropped, (off64_t)(to - b->dropped),
+			SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+			SYNC_FILE_RANGE_WAIT_AFTER);
+	posix_fadvise(b->fd, (off_t)b->dropped, (off_t)(to - b->dropped),
+		      POSIX_FADV_DONTNEED);
+	b->dropped = to;
+}
+
+/* ---- pipes: read ahead, work in threads, emit in order ---- */
+
+#define PIPE_CHUNK	1024	/* blocks: 4 MiB reads */
+#define PIPE_MAX_WORKERS 32
+
+static unsigned int pipe_threads, pipe_chunk = PIPE_CHUNK;
+
+void dd_pipe_tune(unsigned int threads, unsigned int chunk)
+{
+	pipe_threads = threads;
+	pipe_chunk = chunk ? chunk : PIPE_CHUNK;
+}
+
+unsigned int dd_pipe_chunk(void)
+{
+	return pipe_chunk;
+}
+
+unsigned int dd_pipe_workers(void)
+{
+	long cpus;
+
+	if (pipe_threads)
+		return pipe_threads < PIPE_MAX_WORKERS ? pipe_threads : PIPE_MAX_WORKERS;
+	cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (cpus < 1)
+		return 1;
+	return cpus < PIPE_MAX_WORKERS ? (unsigned int)cpus : PIPE_MAX_WORKERS;
+}
+
+struct pipe_slot {
+	struct dd_chunk c;
+	bool worked;
+};
+
+/*
+ * Chunk s lives in slot s % nr_slots from its read to its emit.  One
+ * reader reads chunks in order, workers take the read ones in order and
+ * finish them in any, the caller emits them in order, which frees the slot
+ * for the reader.  Every change is broadcast on one condition.
+ */
+struct pipe_run {
+	struct dd_dev *dev;
+	const struct dd_pipe *p;
+	uint64_t block, n, nr_chunks;
+	unsigned int chunk, nr_slots, nr_workers;
+	struct pipe_slot *slots;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t nr_read;	/* chunks read */
+	uint64_t next_work;	/* the next chunk a worker takes */
+	uint64_t next_emit;	/* the next chunk to emit */
+	bool stop;
+	int err;
+};
+
+struct pipe_worker {
+	struct pipe_run *r;
+	unsigned int nr;
+};
+
+static void chunk_at(struct pipe_run *r, uint64_t seq, struct dd_chunk *c)
+{
+	c->seq = seq;
+	c->block = r->block + seq * r->chunk;
+	c->n = r->n - seq * r->chunk < r->chunk ? r->n - seq * r->chunk : r->chunk;
+}
+
+/* Under the lock: stop everything, keeping the first error. */
+static void pipe_fail(struct pipe_run *r, int err)
+{
+	if (!r->err)
+		r->err = err;
+	r->stop = true;
+	pthread_cond_broadcast(&r->cond);
+}
+
+static void *pipe_reader(void *arg)
+{
+	struct pipe_run *r = arg;
+
+	for (uint64_t s = 0; s < r->nr_chunks; s++) {
+		struct pipe_slot *sl = &r->slots[s % r->nr_slots];
+		int ret;
+
+		pthread_mutex_lock(&r->lock);
+		while (!r->stop && s >= r->next_emit + r->nr_slots)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->lock);
+			break;
+		}
+		pthread_mutex_unlock(&r->lock);
+		chunk_at(r, s, &sl->c);
+		sl->worked = false;
+		ret = dd_read_blocks(r->dev, sl->c.block, sl->c.buf, sl->c.n);
+		pthread_mutex_lock(&r->lock);
+		if (ret)
+			pipe_fail(r, -DD_EXIT_ERROR);
+		else
+			r->nr_read = s + 1;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+		if (ret)
+			break;
+	}
+	return NULL;
+}
+
+static void *pipe_worker(void *arg)
+{
+	struct pipe_worker *w = arg;
+	struct pipe_run *r = w->r;
+
+	pthread_mutex_lock(&r->lock);
+	for (;;) {
+		struct pipe_slot *sl;
+		uint64_t s;
+		int ret;
+
+		while (!r->stop && r->next_work >= r->nr_read && r->next_work < r->nr_chunks)
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (r->stop || r->next_work >= r->nr_chunks)
+			break;
+		s = r->next_work++;
+		sl = &r->slots[s % r->nr_slots];
+		pthread_mutex_unlock(&r->lock);
+		ret = r->p->work(r->p->arg, &sl->c, w->nr);
+		pthread_mutex_lock(&r->lock);
+		if (ret) {
+			pipe_fail(r, ret);
+			break;
+		}
+		sl->worked = true;
+		pthread_cond_broadcast(&r->cond);
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+/* In the calling thread: every chunk, in order. */
+static int pipe_emit_all(struct pipe_run *r)
+{
+	for (uint64_t s = 0; s < r->nr_chunks; s++) {
+		struct pipe_slot *sl = &r->slots[s % r->nr_slots];
+		int ret;
+
+		pthread_mutex_lock(&r->lock);
+		while (!r->stop && (s >= r->nr_read || (r->nr_workers && !sl->worked)))
+			pthread_cond_wait(&r->cond, &r->lock);
+		if (r->stop) {
+			pthread_mutex_unlock(&r->lock);
+			return -1;
+		}
+		pthread_mutex_unlock(&r->lock);
+		ret = r->p->emit(r->p->arg, &sl->c);
+		pthread_mutex_lock(&r->lock);
+		if (ret)
+			pipe_fail(r, ret);
+		else
+			r->next_emit = s + 1;
+		pthread_cond_broadcast(&r->cond);
+		pthread_mutex_unlock(&r->lock);
+		if (ret)
+			return -1;
+	}
+	return 0;
+}
+
+/* One thread: read, work, emit, a chunk at a time. */
+static int pipe_inline(struct pipe_run *r)
+{
+	struct pipe_slot *sl = &r->slots[0];
+	int ret = 0;
+
+	for (uint64_t s = 0; !ret && s < r->nr_chunks; s++) {
+		chunk_at(r, s, &sl->c);
+		if (dd_read_blocks(r->dev, sl->c.block, sl->c.buf, sl->c.n))
+			return -DD_EXIT_ERROR;
+		if (r->p->work)
+			ret = r->p->work(r->p->arg, &sl->c, 0);
+		if (!ret)
+			ret = r->p->emit(r->p->arg, &sl->c);
+	}
+	return ret;
+}
+
+static int pipe_threaded(struct pipe_run *r)
+{
+	struct pipe_worker w[PIPE_MAX_WORKERS];
+	pthread_t reader, tid[PIPE_MAX_WORKERS];
+	unsigned int started = 0;
+	int ret = 0;
+
+	if (pthread_mutex_init(&r->lock, NULL))
+		return -DD_EXIT_ERROR;
+	if (pthread_cond_init(&r->cond, NULL)) {
+		pthread_mutex_destroy(&r->lock);
+		return -DD_EXIT_ERROR;
+	}
+	if (pthread_create(&reader, NULL, pipe_reader, r)) {
+		ret = -DD_EXIT_ERROR;
+		goto out;
+	}
+	for (; started < r->nr_workers; started++) {
+		w[started].r = r;
+		w[started].nr = started;
+		if (pthread_create(&tid[started], NULL, pipe_worker, &w[started]))
+			break;
+	}
+	if (started < r->nr_workers) {
+		pthread_mutex_lock(&r->lock);
+		pipe_fail(r, -DD_EXIT_ERROR);
+		pthread_mutex_unlock(&r->lock);
+	} else {
+		pipe_emit_all(r);
+	}
+	pthread_mutex_lock(&r->lock);
+	r->stop = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(reader, NULL);
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	ret = r->err;
+out:
+	pthread_cond_destroy(&r->cond);
+	pthread_mutex_destroy(&r->lock);
+	return ret;
+}
+
+int dd_pipe_run(struct dd_dev *dev, uint64_t block, uint64_t n,
+		const struct dd_pipe *p)
+{
+	struct pipe_run r = {
+		.dev = dev, .p = p, .block = block, .n = n, .chunk = pipe_chunk,
+	};
+	unsigned int workers = dd_pipe_workers();
+	bool one;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	if (!dev->direct)	/* O_DIRECT refused: the cache reads ahead */
+		posix_fadvise(dev->fd, (off_t)(block * DISKDUMP_BLOCK_SIZE),
+			      (off_t)(n * DISKDUMP_BLOCK_SIZE), POSIX_FADV_SEQUENTIAL);
+	r.nr_chunks = (n + r.chunk - 1) / r.chunk;
+	r.nr_workers = p->work ? workers : 0;
+	one = pipe_threads == 1 || r.nr_chunks == 1;
+	/* reading ahead, being emitted, and one and a half for each worker */
+	r.nr_slots = one ? 1 : 4 + r.nr_workers + r.nr_workers / 2;
+	if (r.nr_slots > r.nr_chunks)
+		r.nr_slots = (unsigned int)r.nr_chunks;
+	r.slots = calloc(r.nr_slots, sizeof(*r.slots));
+	for (unsigned int i = 0; r.slots && i < r.nr_slots; i++) {
+		r.slots[i].c.buf = dd_alloc_blocks(r.chunk);
+		r.slots[i].c.priv = p->priv_size ? calloc(1, p->priv_size) : NULL;
+		if (!r.slots[i].c.buf || (p->priv_size && !r.slots[i].c.priv))
+			ret = -DD_EXIT_ERROR;
+	}
+	if (!r.slots)
+		ret = -DD_EXIT_ERROR;
+	if (!ret)
+		ret = one ? pipe_inline(&r) : pipe_threaded(&r);
+	for (unsigned int i = 0; r.slots && i < r.nr_slots; i++) {
+		free(r.slots[i].c.buf);
+		free(r.slots[i].c.priv);
+	}
+	free(r.slots);
+	return ret;
 }
 
 #define FMT_WORDS (DISKDUMP_BLOCK_SIZE / 8)

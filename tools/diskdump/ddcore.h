@@ -69,6 +69,61 @@ void *dd_alloc_blocks(uint64_t n);
 /* pwrite all of @buf at @off of @fd: 0, or -DD_EXIT_NOSPACE or -DD_EXIT_ERROR. */
 int dd_write_full(int fd, const void *buf, size_t len, uint64_t off);
 
+/*
+ * Write-behind for a file written front to back: its writeback starts as
+ * the data comes (so the fsync at the end has little left to do) and what
+ * is on the disk leaves the page cache.  Errors are left to that fsync.
+ */
+struct dd_behind {
+	int fd;
+	uint64_t started;	/* writeback started below this offset */
+	uint64_t dropped;	/* written, waited for and dropped below this */
+};
+
+void dd_behind_init(struct dd_behind *b, int fd, uint64_t off);
+/* The file is written up to @end. */
+void dd_behind_advance(struct dd_behind *b, uint64_t end);
+
+/*
+ * A run of blocks read ahead in a thread, in chunks, optionally worked on by
+ * several threads (chunks in any order), then handed to emit() in the
+ * calling thread, in order.  With one thread configured everything happens
+ * in the calling thread, one chunk after the other.
+ */
+struct dd_chunk {
+	uint64_t seq;		/* 0, 1, ...: the chunk's place in the run */
+	uint64_t block;		/* its first block */
+	uint64_t n;		/* its blocks, read (and decrypted) into buf */
+	void *buf;
+	void *priv;		/* the caller's: priv_size bytes, one per slot */
+};
+
+struct dd_pipe {
+	/* in a worker thread (number @worker), chunks in any order */
+	int (*work)(void *arg, struct dd_chunk *c, unsigned int worker);
+	/* in the calling thread, chunks in order */
+	int (*emit)(void *arg, struct dd_chunk *c);
+	void *arg;
+	size_t priv_size;
+};
+
+/*
+ * Tuning of every pipe: @threads, the threads that work on chunks (0: one
+ * per online CPU; 1: no thread at all), @chunk, blocks per chunk (0: the
+ * default, 1024 blocks, 4 MiB).
+ */
+void dd_pipe_tune(unsigned int threads, unsigned int chunk);
+/* How many workers a pipe that works on chunks would use (at least 1). */
+unsigned int dd_pipe_workers(void);
+/* Blocks per chunk. */
+unsigned int dd_pipe_chunk(void);
+/*
+ * Run blocks [@block, @block + @n) of @dev through @p: 0, or the first
+ * error, -DD_EXIT_ERROR for a read, or what work() or emit() returned.
+ */
+int dd_pipe_run(struct dd_dev *dev, uint64_t block, uint64_t n,
+		const struct dd_pipe *p);
+
 /* Block @block_nr of a formatted partition of @nr_blocks blocks. */
 void dd_fill_fmt_block(void *block, uint64_t block_nr, uint64_t nr_blocks);
 

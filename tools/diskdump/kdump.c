@@ -37,7 +37,6 @@
 #define KDUMP_INCOMPLETE	0x8	/* header status */
 #define KDUMP_ZSTD		0x20
 #define PAGE_BOUND		(DISKDUMP_BLOCK_SIZE + DISKDUMP_BLOCK_SIZE / 16 + 64 + 3)
-#define KDUMP_CHUNK		256	/* pages read and written at a time */
 
 struct kdump_disk_header {		/* 464 bytes on x86_64 */
 	char signature[8];
@@ -129,12 +128,42 @@ static uint32_t method_flag(enum dd_compress how)
 	}
 }
 
-/* What the compressors keep between pages. */
+/* What a compressing thread keeps between pages. */
 struct packer {
 	enum dd_compress how;
+	bool zs_ready;
 	z_stream zs;		/* zlib: initialised once, reset per page */
 	void *lzo_work;
+	ZSTD_CCtx *zc;
 };
+
+static int packer_init(struct packer *pk, enum dd_compress how)
+{
+	pk->how = how;
+	switch (how) {
+	case DD_ZLIB:
+		if (deflateInit(&pk->zs, 1) != Z_OK)
+			return -1;
+		pk->zs_ready = true;
+		return 0;
+	case DD_LZO:
+		pk->lzo_work = malloc(LZO1X_1_MEM_COMPRESS);
+		return pk->lzo_work ? 0 : -1;
+	case DD_ZSTD:
+		pk->zc = ZSTD_createCCtx();
+		return pk->zc ? 0 : -1;
+	default:
+		return 0;
+	}
+}
+
+static void packer_free(struct packer *pk)
+{
+	if (pk->zs_ready)
+		deflateEnd(&pk->zs);
+	free(pk->lzo_work);
+	ZSTD_freeCCtx(pk->zc);
+}
 
 /* One zlib stream per page, as crash's uncompress() wants. */
 static size_t zlib_page(z_stream *zs, const unsigned char *page, unsigned char *out)
@@ -162,7 +191,8 @@ static size_t compress_page(struct packer *pk, const unsigned char *page,
 		return lzo1x_1_compress(page, DISKDUMP_BLOCK_SIZE, out, &llen, pk->lzo_work) ==
 		       LZO_E_OK ? llen : 0;
 	case DD_ZSTD:
-		n = ZSTD_compress(out, PAGE_BOUND, page, DISKDUMP_BLOCK_SIZE, 1);
+		/* what ZSTD_compress() makes, without a new context per page */
+		n = ZSTD_compressCCtx(pk->zc, out, PAGE_BOUND, page, DISKDUMP_BLOCK_SIZE, 1);
 		return ZSTD_isError(n) ? 0 : n;
 	default:
 		return 0;
@@ -249,26 +279,44 @@ static int write_bitmaps(const struct dd_dump *d, int fd, uint64_t off,
 }
 
 /*
- * Compress @n pages from @in into @out, filling @pd; the data goes to file
- * offset *@data.
+ * A page kept takes at most a block, but its compressor may use PAGE_BOUND
+ * bytes before it is known to be kept raw: room for that after the last.
  */
-static int pack_pages(struct packer *pk, const unsigned char *in, unsigned int n,
-		      uint64_t zero_off, struct kdump_page_desc *pd,
-		      unsigned char *out, size_t *out_len, uint64_t *data)
+#define PACKED_SLACK	(PAGE_BOUND - DISKDUMP_BLOCK_SIZE)
+#define ZERO_PAGE	(-1)
+
+/*
+ * A chunk of pages packed by a worker: its descriptors, their offsets
+ * relative to the chunk's data (ZERO_PAGE: the shared zero page), then the
+ * data, @len bytes.  The writer makes the offsets the file's.
+ */
+struct packed {
+	size_t len;
+	struct kdump_page_desc pd[];	/* dd_pipe_chunk() of them, then the data */
+};
+
+static unsigned char *packed_data(struct packed *pk)
+{
+	return (unsigned char *)&pk->pd[dd_pipe_chunk()];
+}
+
+/* Compress @n pages from @in into @out, filling @pd and @len. */
+static void pack_pages(struct packer *pk, const unsigned char *in, uint64_t n,
+		       struct kdump_page_desc *pd, unsigned char *out, size_t *len)
 {
 	size_t used = 0;
 
-	for (unsigned int i = 0; i < n; i++) {
-		const unsigned char *page = in + (size_t)i * DISKDUMP_BLOCK_SIZE;
+	for (uint64_t i = 0; i < n; i++) {
+		const unsigned char *page = in + i * DISKDUMP_BLOCK_SIZE;
 		size_t clen;
 
 		memset(&pd[i], 0, sizeof(pd[i]));
 		if (page_is_zero(page)) {
-			pd[i].offset = (int64_t)zero_off;
+			pd[i].offset = ZERO_PAGE;
 			pd[i].size = DISKDUMP_BLOCK_SIZE;
 			continue;
 		}
-		pd[i].offset = (int64_t)(*data + used);
+		pd[i].offset = (int64_t)used;
 		clen = compress_page(pk, page, out + used);
 		if (clen && clen < DISKDUMP_BLOCK_SIZE) {
 			pd[i].size = (uint32_t)clen;
@@ -279,19 +327,65 @@ static int pack_pages(struct packer *pk, const unsigned char *in, unsigned int n
 		}
 		used += pd[i].size;
 	}
-	*out_len = used;
-	*data += used;
+	*len = used;
+}
+
+struct kdump_out {
+	const struct dd_dump *d;
+	int fd;
+	struct packer *packers;		/* one per worker */
+	uint64_t desc_off, zero_off;
+	uint64_t data;			/* where the next page data goes */
+	uint64_t done, nr_pages;
+	struct dd_behind behind;
+};
+
+static int kdump_work(void *arg, struct dd_chunk *c, unsigned int worker)
+{
+	struct kdump_out *o = arg;
+	struct packed *pk = c->priv;
+
+	pack_pages(&o->packers[worker], c->buf, c->n, pk->pd, packed_data(pk), &pk->len);
+	return 0;
+}
+
+/* In order: the chunk's data where the last one's ended, then its descriptors. */
+static int kdump_emit(void *arg, struct dd_chunk *c)
+{
+	struct kdump_out *o = arg;
+	struct packed *pk = c->priv;
+	uint64_t rank = c->block - o->d->h.data_block;
+	int ret;
+
+	for (uint64_t i = 0; i < c->n; i++)
+		pk->pd[i].offset = pk->pd[i].offset == ZERO_PAGE ? (int64_t)o->zero_off :
+				   (int64_t)o->data + pk->pd[i].offset;
+	ret = dd_write_full(o->fd, packed_data(pk), pk->len, o->data);
+	if (!ret)
+		ret = dd_write_full(o->fd, pk->pd, c->n * sizeof(pk->pd[0]),
+				    o->desc_off + rank * sizeof(pk->pd[0]));
+	if (ret)
+		return ret;
+	o->data += pk->len;
+	dd_behind_advance(&o->behind, o->data);
+	o->done += c->n;
+	dd_progress(o->done, o->nr_pages);
 	return 0;
 }
 
 int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 		   enum dd_compress how, uint64_t *bytes)
 {
-	uint64_t map_bytes, map_blocks, sub_blocks, off, desc_off, data = 0, zero_off;
-	uint64_t nr_pages, done = 0;
-	unsigned char *in = NULL, *out = NULL, *zero = NULL;
-	struct packer pk = { .how = how };
-	struct kdump_page_desc *pd = NULL;
+	uint64_t map_bytes, map_blocks, sub_blocks, off, nr_pages;
+	unsigned int workers = dd_pipe_workers(), ready = 0;
+	struct kdump_out o = { .d = d, .fd = fd };
+	struct dd_pipe pipe = {
+		.work = kdump_work, .emit = kdump_emit, .arg = &o,
+		.priv_size = sizeof(struct packed) + PACKED_SLACK +
+			     (size_t)dd_pipe_chunk() * (sizeof(struct kdump_page_desc) +
+							DISKDUMP_BLOCK_SIZE),
+	};
+	unsigned char *zero = NULL;
 	int ret;
 
 	if (d->sealed)
@@ -305,8 +399,13 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 		return -DD_EXIT_CORRUPT;
 	if (how == DD_LZO && lzo_init() != LZO_E_OK)
 		return -DD_EXIT_ERROR;
-	if (how == DD_ZLIB && deflateInit(&pk.zs, 1) != Z_OK)
-		return -DD_EXIT_ERROR;
+	o.packers = calloc(workers, sizeof(*o.packers));
+	ret = o.packers ? 0 : -DD_EXIT_ERROR;
+	for (; !ret && ready < workers; ready++)
+		if (packer_init(&o.packers[ready], how))
+			ret = -DD_EXIT_ERROR;
+	if (ret)
+		goto out;
 	ret = write_headers(d, fd, how, (uint32_t)sub_blocks, (uint32_t)(2 * map_blocks));
 	off = (1 + sub_blocks) * DISKDUMP_BLOCK_SIZE;
 	if (!ret)
@@ -314,44 +413,21 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 	if (ret)
 		goto out;
 
-	desc_off = off + 2 * map_bytes;
-	zero_off = desc_off + nr_pages * sizeof(*pd);
-	data = zero_off + DISKDUMP_BLOCK_SIZE;
-	in = dd_alloc_blocks(KDUMP_CHUNK);
-	out = malloc((size_t)KDUMP_CHUNK * PAGE_BOUND);
-	pk.lzo_work = malloc(LZO1X_1_MEM_COMPRESS);
+	o.desc_off = off + 2 * map_bytes;
+	o.zero_off = o.desc_off + nr_pages * sizeof(struct kdump_page_desc);
+	o.data = o.zero_off + DISKDUMP_BLOCK_SIZE;
+	o.nr_pages = nr_pages;
 	zero = calloc(1, DISKDUMP_BLOCK_SIZE);
-	pd = malloc(KDUMP_CHUNK * sizeof(*pd));
-	ret = in && out && zero && pd && pk.lzo_work ?
-	      dd_write_full(fd, zero, DISKDUMP_BLOCK_SIZE, zero_off) : -DD_EXIT_ERROR;
-	while (!ret && done < nr_pages) {
-		unsigned int n = nr_pages - done < KDUMP_CHUNK ? (unsigned int)(nr_pages - done)
-							       : KDUMP_CHUNK;
-		size_t len;
-		uint64_t at = data;
-
-		if (dd_read_blocks(dev, d->h.data_block + done, in, n)) {
-			fprintf(stderr, "savecore: %s: read error at page %" PRIu64 "\n",
-				dev->path, done);
-			ret = -DD_EXIT_ERROR;
-			break;
-		}
-		pack_pages(&pk, in, n, zero_off, pd, out, &len, &data);
-		ret = dd_write_full(fd, out, len, at);
-		if (!ret)
-			ret = dd_write_full(fd, pd, n * sizeof(*pd), desc_off + done * sizeof(*pd));
-		done += n;
-		dd_progress(done, nr_pages);
-	}
-	free(in);
-	free(out);
+	ret = zero ? dd_write_full(fd, zero, DISKDUMP_BLOCK_SIZE, o.zero_off) : -DD_EXIT_ERROR;
+	dd_behind_init(&o.behind, fd, o.data);
+	if (!ret)
+		ret = dd_pipe_run(dev, d->h.data_block, nr_pages, &pipe);
 	free(zero);
-	free(pd);
-	free(pk.lzo_work);
 out:
-	if (how == DD_ZLIB)
-		deflateEnd(&pk.zs);
+	for (unsigned int i = 0; o.packers && i < ready; i++)
+		packer_free(&o.packers[i]);
+	free(o.packers);
 	if (bytes)
-		*bytes = data;
+		*bytes = o.data;
 	return ret;
 }

@@ -508,25 +508,38 @@ int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d)
 	return add_runs(d, 0, h->max_pfn, h->page_offset, 0);
 }
 
-/* Write @len bytes of the partition's page blocks from @rank to @off of @fd. */
-static int copy_pages(struct dd_dev *dev, const struct dd_dump *d, int fd,
-		      uint64_t rank, uint64_t pages, uint64_t off, char *buf)
-{
-	while (pages) {
-		uint64_t n = pages < COPY_CHUNK ? pages : COPY_CHUNK;
-		size_t len = n * DISKDUMP_BLOCK_SIZE;
-		int ret;
+/* Partition blocks copied as they are into a file, front to back. */
+struct copy_out {
+	int fd;
+	uint64_t first;		/* the first block of the run being copied */
+	uint64_t off;		/* where it goes in the file */
+	uint64_t done, total;	/* blocks, for the progress line */
+	struct dd_behind behind;
+};
 
-		if (dd_read_blocks(dev, d->h.data_block + rank, buf, n))
-			return -DD_EXIT_ERROR;
-		ret = dd_write_full(fd, buf, len, off);
-		if (ret)
-			return ret;
-		rank += n;
-		pages -= n;
-		off += len;
-	}
+static int copy_emit(void *arg, struct dd_chunk *c)
+{
+	struct copy_out *o = arg;
+	uint64_t at = o->off + (c->block - o->first) * DISKDUMP_BLOCK_SIZE;
+	int ret = dd_write_full(o->fd, c->buf, c->n * DISKDUMP_BLOCK_SIZE, at);
+
+	if (ret)
+		return ret;
+	dd_behind_advance(&o->behind, at + c->n * DISKDUMP_BLOCK_SIZE);
+	o->done += c->n;
+	dd_progress(o->done, o->total);
 	return 0;
+}
+
+/* Copy @n blocks from @block of the partition to @off of the file. */
+static int copy_blocks(struct dd_dev *dev, struct copy_out *o, uint64_t block,
+		       uint64_t n, uint64_t off)
+{
+	const struct dd_pipe pipe = { .emit = copy_emit, .arg = o };
+
+	o->first = block;
+	o->off = off;
+	return dd_pipe_run(dev, block, n, &pipe);
 }
 
 uint64_t dd_elf_size(const struct dd_dump *d)
@@ -545,20 +558,17 @@ int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd)
 	size_t nph = d->nr_segs + 1, hdrlen = sizeof(Elf64_Ehdr) + nph * sizeof(Elf64_Phdr);
 	Elf64_Ehdr *eh;
 	Elf64_Phdr *ph;
+	struct copy_out o = { .fd = fd };
 	uint64_t off;
-	char *hdr, *buf;
+	char *hdr;
 	int ret = 0;
 
 	if (d->sealed)
 		return -DD_EXIT_ERROR;
 
 	hdr = calloc(1, hdrlen + d->h.note_size);
-	buf = dd_alloc_blocks(COPY_CHUNK);
-	if (!hdr || !buf) {
-		free(hdr);
-		free(buf);
+	if (!hdr)
 		return -DD_EXIT_ERROR;
-	}
 	eh = (Elf64_Ehdr *)hdr;
 	ph = (Elf64_Phdr *)(hdr + sizeof(*eh));
 	memcpy(eh->e_ident, ELFMAG, SELFMAG);
@@ -602,19 +612,20 @@ int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd)
 		fprintf(stderr, "savecore: write: %s\n", strerror(errno));
 		ret = errno == ENOSPC ? -DD_EXIT_NOSPACE : -DD_EXIT_ERROR;
 	}
-	for (size_t i = 0, total = 0, done = 0; i < d->nr_segs && !ret; i++) {
-		const struct dd_seg *s = &d->segs[i];
+	dd_behind_init(&o.behind, fd, 0);
+	for (size_t i = 0; i < d->nr_segs; i++)
+		o.total += d->segs[i].pages;
+	for (size_t i = 0, j; i < d->nr_segs && !ret; i = j) {
+		uint64_t pages = d->segs[i].pages;
 
-		if (!i)
-			for (size_t j = 0; j < d->nr_segs; j++)
-				total += d->segs[j].pages;
-		ret = copy_pages(dev, d, fd, s->first_rank, s->pages,
-				 ph[i + 1].p_offset, buf);
-		done += s->pages;
-		dd_progress(done, total);
+		/* runs that follow each other on the partition: one copy */
+		for (j = i + 1; j < d->nr_segs &&
+		     d->segs[j].first_rank == d->segs[i].first_rank + pages; j++)
+			pages += d->segs[j].pages;
+		ret = copy_blocks(dev, &o, d->h.data_block + d->segs[i].first_rank, pages,
+				  ph[i + 1].p_offset);
 	}
 	free(hdr);
-	free(buf);
 	return ret;
 }
 
@@ -752,29 +763,16 @@ static uint64_t sealed_blocks(const struct dd_dump *d)
 
 static int save_sealed(struct dd_dev *dev, const struct dd_dump *d, int fd)
 {
-	uint64_t end = sealed_blocks(d), done = 0;
-	char *buf = dd_alloc_blocks(COPY_CHUNK);
-	int ret = -DD_EXIT_ERROR;
+	struct copy_out o = { .fd = fd, .total = sealed_blocks(d) };
+	int ret;
 
-	if (!buf)
-		return ret;
-	while (done < end) {
-		uint64_t n = end - done < COPY_CHUNK ? end - done : COPY_CHUNK;
-
-		if (dd_read_raw_blocks(dev, done, buf, n))
-			goto out;
-		if (dd_write_full(fd, buf, n * DISKDUMP_BLOCK_SIZE, done * DISKDUMP_BLOCK_SIZE))
-			goto out;
-		done += n;
-		dd_progress(done, end);
-	}
-	if (ftruncate(fd, (off_t)(d->h.partition_blocks * DISKDUMP_BLOCK_SIZE)) == 0)
-		ret = 0;
-	else
-		ret = errno == ENOSPC ? -DD_EXIT_NOSPACE : -DD_EXIT_ERROR;
-out:
-	free(buf);
-	return ret;
+	dd_behind_init(&o.behind, fd, 0);
+	ret = copy_blocks(dev, &o, 0, o.total, 0);
+	if (ret)
+		return -DD_EXIT_ERROR;
+	if (ftruncate(fd, (off_t)(d->h.partition_blocks * DISKDUMP_BLOCK_SIZE)))
+		return errno == ENOSPC ? -DD_EXIT_NOSPACE : -DD_EXIT_ERROR;
+	return 0;
 }
 
 static bool is_name_char(char c)
