@@ -154,7 +154,7 @@ static struct tasklet_struct **dd_tasklets_tail = &dd_tasklets;
  * clock, or from the time spent in diskdump_udelay() if that clock does not
  * move (a clocksource that stopped with the timer interrupt).
  */
-static void diskdump_advance_jiffies(void)
+static __diskdump_text void diskdump_advance_jiffies(void)
 {
 	u64 now = ktime_get_mono_fast_ns();
 	u64 clock_delta = now - dds.clock_base_ns;
@@ -168,7 +168,7 @@ static void diskdump_advance_jiffies(void)
 	dds.udelay_ns = 0;
 }
 
-static bool dd_timer_is_private(struct timer_list *timer)
+static __diskdump_text bool dd_timer_is_private(struct timer_list *timer)
 {
 	struct timer_list *t;
 
@@ -178,7 +178,7 @@ static bool dd_timer_is_private(struct timer_list *timer)
 	return false;
 }
 
-static void dd_timer_unlink(struct timer_list *timer)
+static __diskdump_text void dd_timer_unlink(struct timer_list *timer)
 {
 	__hlist_del(&timer->entry);
 	timer->entry.pprev = NULL;
@@ -200,7 +200,7 @@ static bool dd_test_wheel_busy;
  * it.  The timer is then forgotten there, its entry left as it is, for its
  * neighbours on that list still point at it.
  */
-static int dd_timer_detach_wheel(struct timer_list *timer)
+static __diskdump_text int dd_timer_detach_wheel(struct timer_list *timer)
 {
 	unsigned int tries;
 	int ret = -EBUSY;
@@ -217,7 +217,7 @@ static int dd_timer_detach_wheel(struct timer_list *timer)
 }
 
 /* Take @timer off whatever list it is on; 1 if it was pending. */
-static int dd_timer_detach(struct timer_list *timer)
+static __diskdump_text int dd_timer_detach(struct timer_list *timer)
 {
 	if (!timer_pending(timer))
 		return 0;
@@ -249,7 +249,8 @@ static int dd_timer_detach(struct timer_list *timer)
  *
  * Return: 1 if the timer was pending, 0 if not.
  */
-int diskdump_mod_timer(struct timer_list *timer, unsigned long expires)
+__diskdump_text int
+diskdump_mod_timer(struct timer_list *timer, unsigned long expires)
 {
 	int was_pending = dd_timer_detach(timer);
 
@@ -272,7 +273,7 @@ EXPORT_SYMBOL_GPL(diskdump_mod_timer);
  * Return: 1 if the timer was pending, 0 if not; never a negative value, on
  * which timer_delete_sync() would retry for ever.
  */
-int diskdump_del_timer(struct timer_list *timer, bool shutdown)
+__diskdump_text int diskdump_del_timer(struct timer_list *timer, bool shutdown)
 {
 	int ret = dd_timer_detach(timer);
 
@@ -288,7 +289,7 @@ EXPORT_SYMBOL_GPL(diskdump_del_timer);
  *
  * Queues @t on diskdump's private list instead of a per-CPU softirq list.
  */
-void diskdump_tasklet_schedule(struct tasklet_struct *t)
+__diskdump_text void diskdump_tasklet_schedule(struct tasklet_struct *t)
 {
 	t->next = NULL;
 	*dd_tasklets_tail = t;
@@ -296,7 +297,7 @@ void diskdump_tasklet_schedule(struct tasklet_struct *t)
 }
 EXPORT_SYMBOL_GPL(diskdump_tasklet_schedule);
 
-static void diskdump_run_timers(void)
+static __diskdump_text void diskdump_run_timers(void)
 {
 	struct timer_list *t;
 	int runs;
@@ -319,7 +320,7 @@ static void diskdump_run_timers(void)
 	}
 }
 
-static void diskdump_run_tasklets(void)
+static __diskdump_text void diskdump_run_tasklets(void)
 {
 	struct tasklet_struct *list = dd_tasklets, *t;
 
@@ -353,7 +354,7 @@ static void diskdump_run_tasklets(void)
  * the dump drivers queued while crashdump_mode() is true.  Outside crashdump
  * mode it is a plain udelay().
  */
-void diskdump_udelay(unsigned int usecs)
+__diskdump_text void diskdump_udelay(unsigned int usecs)
 {
 	udelay(usecs);
 	if (!crashdump_mode())
@@ -371,47 +372,7 @@ EXPORT_SYMBOL_GPL(diskdump_udelay);
 /* Self check                                                          */
 /* ------------------------------------------------------------------ */
 
-static int dump_one_partition(struct disk_dump_partition *part,
-			      const char *msg);
-static bool start_disk_dump(const char *msg);
-static int check_signatures(struct disk_dump_partition *part);
-static int write_dump(struct disk_dump_partition *part, const char *msg,
-		      u64 check_ns);
-static int write_pages(struct disk_dump_partition *part,
-		       struct diskdump_header *hdr);
-static int write_header(struct disk_dump_partition *part,
-			struct diskdump_header *hdr);
-static int write_bitmaps(struct disk_dump_partition *part,
-			 struct diskdump_header *hdr);
-static int dd_write_data(struct disk_dump_partition *part, unsigned long block,
-			 void *buf, unsigned int n);
-static void dd_encrypt(struct disk_dump_partition *part, unsigned long block,
-		       u8 *buf, unsigned int n);
-static void dd_mac_init(struct disk_dump_partition *part);
-static unsigned long select_pages(void);
-static bool dd_hwpoisoned(unsigned long pfn);
-static unsigned long dd_excluded(unsigned long pfn);
-static void copy_page_for_dump(void *dst, unsigned long pfn);
-static int dd_fmt_mismatch(const void *block, unsigned long block_nr,
-			   unsigned long nr_blocks);
-static void dd_report_mismatch(const void *block, unsigned long blk, int off);
-
-/* The functions that run at panic time, whose code the checksum covers. */
-static const void *const dd_panic_code[] = {
-	diskdump_panic, start_disk_dump, dump_one_partition, check_signatures,
-	write_dump, write_pages, diskdump_udelay, diskdump_mod_timer,
-	diskdump_del_timer, dd_timer_detach, dd_timer_detach_wheel,
-	diskdump_tasklet_schedule, diskdump_run_timers,
-	diskdump_run_tasklets, select_pages, dd_hwpoisoned, dd_excluded,
-	copy_page_for_dump, dd_write_data,
-	dd_encrypt, dd_mac_init, write_header, write_bitmaps, dd_fmt_mismatch,
-	dd_report_mismatch,
-#ifdef CONFIG_DISKDUMP_ENCRYPT
-	chacha_crypt_generic, poly1305_update_generic, poly1305_final_generic,
-#endif
-};
-
-static u32 crc_function(u32 crc, const void *fn)
+static __diskdump_text u32 crc_function(u32 crc, const void *fn)
 {
 	unsigned long size, offset, addr = (unsigned long)fn;
 
@@ -420,7 +381,7 @@ static u32 crc_function(u32 crc, const void *fn)
 	return crc32_le(crc, (const u8 *)(addr - offset), size);
 }
 
-static u32 crc_device(u32 crc, struct disk_dump_device *dev)
+static __diskdump_text u32 crc_device(u32 crc, struct disk_dump_device *dev)
 {
 	const struct disk_dump_device_ops *ops = dev->ops;
 	struct disk_dump_partition *part;
@@ -437,19 +398,19 @@ static u32 crc_device(u32 crc, struct disk_dump_device *dev)
 }
 
 /*
- * A checksum of the panic-path code (ours and the drivers'), the device and
- * partition descriptions and the preallocated layout.  Computed whenever the
- * configuration changes, checked at panic: a kernel that scribbled over any
- * of it must not be trusted to write to a disk.
+ * A checksum of the panic-path code (the .diskdump.text section whole, and
+ * each dump driver's four operations, which may be in a module), the device
+ * and partition descriptions and the preallocated layout.  Computed
+ * whenever the configuration changes, checked at panic: a kernel that
+ * scribbled over any of it must not be trusted to write to a disk.
  */
-static u32 diskdump_checksum(void)
+static __diskdump_text u32 diskdump_checksum(void)
 {
 	struct disk_dump_device *dev;
 	u32 crc = ~0U;
-	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(dd_panic_code); i++)
-		crc = crc_function(crc, dd_panic_code[i]);
+	crc = crc32_le(crc, (const u8 *)__diskdump_text_start,
+		       __diskdump_text_end - __diskdump_text_start);
 	crc = crc32_le(crc, (const u8 *)&dd, offsetof(typeof(dd), crc));
 	list_for_each_entry(dev, &disk_dump_devices, list)
 		crc = crc_device(crc, dev);
@@ -460,8 +421,8 @@ static u32 diskdump_checksum(void)
 /* The panic path                                                      */
 /* ------------------------------------------------------------------ */
 
-static int dd_rw(struct disk_dump_partition *part, int rw,
-		 unsigned long block, void *buf, unsigned int nr)
+static __diskdump_text int dd_rw(struct disk_dump_partition *part, int rw,
+				 unsigned long block, void *buf, unsigned int nr)
 {
 	int ret = part->dev->ops->rw_block(part, rw, block, buf, nr);
 
@@ -470,12 +431,13 @@ static int dd_rw(struct disk_dump_partition *part, int rw,
 	return ret;
 }
 
-static unsigned long part_blocks(struct disk_dump_partition *part)
+static __diskdump_text unsigned long
+part_blocks(struct disk_dump_partition *part)
 {
 	return part->nr_sects >> (PAGE_SHIFT - SECTOR_SHIFT);
 }
 
-static unsigned int io_blocks(struct disk_dump_partition *part)
+static __diskdump_text unsigned int io_blocks(struct disk_dump_partition *part)
 {
 	return min_t(unsigned int, part->dev->max_blocks, DISKDUMP_IO_BLOCKS);
 }
@@ -484,14 +446,15 @@ static unsigned int io_blocks(struct disk_dump_partition *part)
  * Encrypted dumps.  The generic ChaCha20 and Poly1305 code, not the SIMD
  * versions: they need no FPU state, which the panic may have interrupted.
  */
-static bool dd_encrypting(void)
+static __diskdump_text bool dd_encrypting(void)
 {
 	return IS_ENABLED(CONFIG_DISKDUMP_ENCRYPT) && dd.key.on;
 }
 
 /* ChaCha20 state for partition block @block: counter 0, block, nonce. */
-static void dd_chacha_init(u32 *state, struct disk_dump_partition *part,
-			   unsigned long block)
+static __diskdump_text void
+dd_chacha_init(u32 *state, struct disk_dump_partition *part,
+	       unsigned long block)
 {
 	u8 iv[CHACHA_IV_SIZE];
 
@@ -502,8 +465,9 @@ static void dd_chacha_init(u32 *state, struct disk_dump_partition *part,
 }
 
 /* Encrypt @n blocks in place, bound for partition blocks @block on. */
-static void dd_encrypt(struct disk_dump_partition *part, unsigned long block,
-		       u8 *buf, unsigned int n)
+static __diskdump_text void
+dd_encrypt(struct disk_dump_partition *part, unsigned long block,
+	   u8 *buf, unsigned int n)
 {
 	u32 state[CHACHA_STATE_WORDS];
 	unsigned int i;
@@ -516,7 +480,7 @@ static void dd_encrypt(struct disk_dump_partition *part, unsigned long block,
 }
 
 /* Start the MAC, keyed by the keystream of block 0 (which is in clear). */
-static void dd_mac_init(struct disk_dump_partition *part)
+static __diskdump_text void dd_mac_init(struct disk_dump_partition *part)
 {
 	u8 otk[POLY1305_KEY_SIZE] = { };
 	u32 state[CHACHA_STATE_WORDS];
@@ -533,8 +497,9 @@ static void dd_mac_init(struct disk_dump_partition *part)
  * dumps are encrypted.  The MAC takes them in only once they are on disk,
  * so that it covers exactly the blocks the final header counts.
  */
-static int dd_write_data(struct disk_dump_partition *part, unsigned long block,
-			 void *buf, unsigned int n)
+static __diskdump_text int
+dd_write_data(struct disk_dump_partition *part, unsigned long block,
+	      void *buf, unsigned int n)
 {
 	int ret;
 
@@ -558,8 +523,9 @@ static int dd_write_data(struct disk_dump_partition *part, unsigned long block,
  *
  * Return: the offset of the first byte that differs, or -1 if none does.
  */
-static int dd_fmt_mismatch(const void *block, unsigned long block_nr,
-			   unsigned long nr_blocks)
+static __diskdump_text int
+dd_fmt_mismatch(const void *block, unsigned long block_nr,
+		unsigned long nr_blocks)
 {
 	const struct diskdump_fmt_block *fb = block;
 	const u64 *word = block;
@@ -586,7 +552,8 @@ static int dd_fmt_mismatch(const void *block, unsigned long block_nr,
 }
 
 /* Say why block @blk of @part is refused. */
-static void dd_report_mismatch(const void *block, unsigned long blk, int off)
+static __diskdump_text void
+dd_report_mismatch(const void *block, unsigned long blk, int off)
 {
 	const struct diskdump_fmt_block *fb = block;
 
@@ -604,7 +571,7 @@ static void dd_report_mismatch(const void *block, unsigned long blk, int off)
  * savecore has not saved yet, or one sector written over, fails here, and
  * the partition is left untouched.
  */
-static int check_signatures(struct disk_dump_partition *part)
+static __diskdump_text int check_signatures(struct disk_dump_partition *part)
 {
 	unsigned long nr_blocks = part_blocks(part), blk, i;
 	unsigned int chunk = io_blocks(part);
@@ -634,7 +601,7 @@ static int check_signatures(struct disk_dump_partition *part)
 	return 0;
 }
 
-static bool pfn_is_ram(unsigned long pfn)
+static __diskdump_text bool pfn_is_ram(unsigned long pfn)
 {
 	unsigned int i;
 
@@ -648,7 +615,7 @@ static bool pfn_is_ram(unsigned long pfn)
  * The compound head of @page, or NULL if its compound_head field does not
  * look like one (a corrupt struct page must not send us astray).
  */
-static struct page *dd_head_page(struct page *page)
+static __diskdump_text struct page *dd_head_page(struct page *page)
 {
 	unsigned long head = READ_ONCE(page->compound_head);
 	struct page *h;
@@ -667,7 +634,7 @@ static struct page *dd_head_page(struct page *page)
  * struct pages, and @pfn's own memory for the zero test, never through a
  * pointer taken from them.  The classes are makedumpfile's -d bits.
  */
-static unsigned long dd_excluded(unsigned long pfn)
+static __diskdump_text unsigned long dd_excluded(unsigned long pfn)
 {
 	unsigned int level = dd.dump_level;
 	struct page *page, *head;
@@ -706,7 +673,7 @@ static unsigned long dd_excluded(unsigned long pfn)
  * a machine check, so it is never read, whatever the dump level.  A
  * hugetlb page carries the mark on its head for all its pages.
  */
-static bool dd_hwpoisoned(unsigned long pfn)
+static __diskdump_text bool dd_hwpoisoned(unsigned long pfn)
 {
 	struct page *page, *head;
 
@@ -725,7 +692,7 @@ static bool dd_hwpoisoned(unsigned long pfn)
  * is written, so the dump bitmap and the pages agree even though writing
  * changes memory.
  */
-static unsigned long select_pages(void)
+static __diskdump_text unsigned long select_pages(void)
 {
 	unsigned long pfn, skip, n = 0;
 	unsigned int i;
@@ -751,7 +718,7 @@ static unsigned long select_pages(void)
 }
 
 /* Fill one block of the bitmap: the bits of PFNs first_pfn onwards. */
-static void fill_bitmap_block(u8 *buf, unsigned long first_pfn)
+static __diskdump_text void fill_bitmap_block(u8 *buf, unsigned long first_pfn)
 {
 	unsigned long bit, pfn;
 
@@ -769,8 +736,8 @@ static void fill_bitmap_block(u8 *buf, unsigned long first_pfn)
  * The RAM bitmap, then the dump bitmap chosen at panic, block by block in
  * partition order (the order the MAC of an encrypted dump takes them in).
  */
-static int write_bitmaps(struct disk_dump_partition *part,
-			 struct diskdump_header *hdr)
+static __diskdump_text int write_bitmaps(struct disk_dump_partition *part,
+					 struct diskdump_header *hdr)
 {
 	unsigned long b;
 	int ret;
@@ -798,7 +765,7 @@ static int write_bitmaps(struct disk_dump_partition *part,
  * the dump; it needs the page mapped, which copy_from_kernel_nofault()
  * does not.  A page that cannot be read is written as 0xdd bytes.
  */
-static void copy_page_for_dump(void *dst, unsigned long pfn)
+static __diskdump_text void copy_page_for_dump(void *dst, unsigned long pfn)
 {
 	void *src = pfn_to_kaddr(pfn);
 	bool failed;
@@ -815,7 +782,7 @@ static void copy_page_for_dump(void *dst, unsigned long pfn)
 }
 
 /* The faults "test panic2" and "test oops" ask for, part way through. */
-static void dd_test_inject_fault(void)
+static __diskdump_text void dd_test_inject_fault(void)
 {
 	switch (READ_ONCE(dd_test_fault)) {
 	case DD_TEST_PANIC2:
@@ -835,8 +802,8 @@ static void dd_test_inject_fault(void)
  * Write the RAM pages in PFN order, as many as the partition holds, batching
  * them into rw_block calls of up to io_blocks() blocks.
  */
-static int write_pages(struct disk_dump_partition *part,
-		       struct diskdump_header *hdr)
+static __diskdump_text int write_pages(struct disk_dump_partition *part,
+				       struct diskdump_header *hdr)
 {
 	unsigned long room = part_blocks(part) - hdr->data_block;
 	unsigned long written = 0, batch_start = hdr->data_block;
@@ -877,8 +844,8 @@ out:
 	return ret;
 }
 
-static void fill_header(struct diskdump_header *hdr,
-			struct disk_dump_partition *part, const char *msg)
+static __diskdump_text void fill_header(struct diskdump_header *hdr,
+					struct disk_dump_partition *part, const char *msg)
 {
 	struct new_utsname *uts = init_utsname();
 	u64 now = ktime_get_real_fast_ns();
@@ -926,8 +893,8 @@ static void fill_header(struct diskdump_header *hdr,
 }
 
 /* Write block 0; the final header of an encrypted dump gets the MAC. */
-static int write_header(struct disk_dump_partition *part,
-			struct diskdump_header *hdr)
+static __diskdump_text int write_header(struct disk_dump_partition *part,
+					struct diskdump_header *hdr)
 {
 	hdr->crc = 0;
 	memset(hdr->mac, 0, sizeof(hdr->mac));
@@ -940,7 +907,7 @@ static int write_header(struct disk_dump_partition *part,
 }
 
 /* Gather the CPUs' NT_PRSTATUS notes and the VMCOREINFO note. */
-static void collect_notes(struct diskdump_header *hdr)
+static __diskdump_text void collect_notes(struct diskdump_header *hdr)
 {
 	size_t off = 0, len;
 	int cpu;
@@ -970,8 +937,9 @@ static void collect_notes(struct diskdump_header *hdr)
 	hdr->note_size = off;
 }
 
-static int write_dump(struct disk_dump_partition *part, const char *msg,
-		      u64 check_ns)
+static __diskdump_text int
+write_dump(struct disk_dump_partition *part, const char *msg,
+	   u64 check_ns)
 {
 	struct diskdump_header *hdr = dd.hdr;
 	u64 start = ktime_get_mono_fast_ns();
@@ -1028,8 +996,8 @@ static int write_dump(struct disk_dump_partition *part, const char *msg,
 	return ret;
 }
 
-static int dump_one_partition(struct disk_dump_partition *part,
-			      const char *msg)
+static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
+					      const char *msg)
 {
 	const struct disk_dump_device_ops *ops = part->dev->ops;
 	u64 start, check_ns;
@@ -1082,7 +1050,7 @@ static int dump_one_partition(struct disk_dump_partition *part,
 }
 
 /* Stop the other CPUs and save everyone's registers, as kdump does. */
-static void diskdump_stop_cpus(void)
+static __diskdump_text void diskdump_stop_cpus(void)
 {
 	crash_setup_regs(&dds.regs, NULL);
 	crash_save_cpu(&dds.regs, smp_processor_id());
@@ -1090,7 +1058,7 @@ static void diskdump_stop_cpus(void)
 	crash_save_vmcoreinfo();
 }
 
-static bool diskdump_self_check(void)
+static __diskdump_text bool diskdump_self_check(void)
 {
 	u32 crc = diskdump_checksum();
 
@@ -1109,7 +1077,7 @@ static bool diskdump_self_check(void)
  * searches the exception stacks instead and gives up.  So it is never
  * inlined or cloned under another name.
  */
-static noinline __noclone bool start_disk_dump(const char *msg)
+static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 {
 	struct disk_dump_device *dev;
 	struct disk_dump_partition *part;
@@ -1172,7 +1140,7 @@ out:
  * Return: true if the other CPUs have been stopped (panic() must not try to
  * stop them again), false if diskdump did nothing.
  */
-bool diskdump_panic(const char *msg)
+__diskdump_text bool diskdump_panic(const char *msg)
 {
 	if (list_empty(&disk_dump_devices))
 		return false;

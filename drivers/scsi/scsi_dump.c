@@ -72,7 +72,7 @@ static struct scsi_dump_dev *scsi_dump_active;
  *
  * A late completion of a command that already timed out is ignored.
  */
-void scsi_dump_done(struct scsi_cmnd *cmd)
+__diskdump_text void scsi_dump_done(struct scsi_cmnd *cmd)
 {
 	struct scsi_dump_dev *sdd = scsi_dump_active;
 
@@ -80,9 +80,10 @@ void scsi_dump_done(struct scsi_cmnd *cmd)
 		WRITE_ONCE(sdd->done, true);
 }
 
-static void scsi_dump_prep(struct scsi_dump_dev *sdd, const u8 *cdb,
-			   unsigned int cdb_len, enum dma_data_direction dir,
-			   unsigned int bytes)
+static __diskdump_text void
+scsi_dump_prep(struct scsi_dump_dev *sdd, const u8 *cdb,
+	       unsigned int cdb_len, enum dma_data_direction dir,
+	       unsigned int bytes)
 {
 	struct scsi_cmnd *cmd = sdd->cmd;
 
@@ -109,7 +110,7 @@ static void scsi_dump_prep(struct scsi_dump_dev *sdd, const u8 *cdb,
 }
 
 /* Classify a finished command: 0, -EAGAIN to retry, or another error. */
-static int scsi_dump_result(struct scsi_dump_dev *sdd)
+static __diskdump_text int scsi_dump_result(struct scsi_dump_dev *sdd)
 {
 	struct scsi_cmnd *cmd = sdd->cmd;
 	struct scsi_sense_hdr sshdr;
@@ -149,7 +150,7 @@ static int scsi_dump_result(struct scsi_dump_dev *sdd)
 }
 
 /* Hand the command to the host and poll until it completes, with a bound. */
-static int scsi_dump_issue(struct scsi_dump_dev *sdd)
+static __diskdump_text int scsi_dump_issue(struct scsi_dump_dev *sdd)
 {
 	struct Scsi_Host *shost = sdd->sdev->host;
 	const struct scsi_host_template *hostt = shost->hostt;
@@ -179,9 +180,10 @@ static int scsi_dump_issue(struct scsi_dump_dev *sdd)
 	return scsi_dump_result(sdd);
 }
 
-static int scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
-			  unsigned int cdb_len, enum dma_data_direction dir,
-			  unsigned int bytes)
+static __diskdump_text int
+scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
+	       unsigned int cdb_len, enum dma_data_direction dir,
+	       unsigned int bytes)
 {
 	unsigned int tries = 0, busy = 0;
 	int ret;
@@ -210,7 +212,8 @@ static int scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
 }
 
 /* Build READ/WRITE (10), or (16) past 2 TiB or 65535 sectors. */
-static unsigned int scsi_dump_rw_cdb(u8 *cdb, int rw, u64 lba, u32 count)
+static __diskdump_text unsigned int
+scsi_dump_rw_cdb(u8 *cdb, int rw, u64 lba, u32 count)
 {
 	if (lba > 0xffffffffULL || count > 0xffff) {
 		cdb[0] = rw ? WRITE_16 : READ_16;
@@ -224,9 +227,10 @@ static unsigned int scsi_dump_rw_cdb(u8 *cdb, int rw, u64 lba, u32 count)
 	return 10;
 }
 
-static int scsi_dump_rw_block(struct disk_dump_partition *part, int rw,
-			      unsigned long block_nr, void *buf,
-			      unsigned int nr_blocks)
+static __diskdump_text int
+scsi_dump_rw_block(struct disk_dump_partition *part, int rw,
+		   unsigned long block_nr, void *buf,
+		   unsigned int nr_blocks)
 {
 	struct scsi_dump_dev *sdd = part->dev->priv;
 	unsigned int ssize = sdd->sdev->sector_size;
@@ -250,7 +254,7 @@ static int scsi_dump_rw_block(struct disk_dump_partition *part, int rw,
 	return ret;
 }
 
-static int scsi_dump_sanity_check(struct disk_dump_device *dev)
+static __diskdump_text int scsi_dump_sanity_check(struct disk_dump_device *dev)
 {
 	struct scsi_dump_dev *sdd = dev->priv;
 	struct scsi_device *sdev = sdd->sdev;
@@ -276,7 +280,7 @@ static int scsi_dump_sanity_check(struct disk_dump_device *dev)
  * the host's quiesce (a bus reset takes seconds to settle), and clear the
  * unit attention the reset leaves, so that what follows is plain I/O.
  */
-static int scsi_dump_ready(struct scsi_dump_dev *sdd)
+static __diskdump_text int scsi_dump_ready(struct scsi_dump_dev *sdd)
 {
 	u8 cdb[6] = { TEST_UNIT_READY };
 	int ret;
@@ -287,7 +291,7 @@ static int scsi_dump_ready(struct scsi_dump_dev *sdd)
 	return ret;
 }
 
-static int scsi_dump_quiesce(struct disk_dump_device *dev)
+static __diskdump_text int scsi_dump_quiesce(struct disk_dump_device *dev)
 {
 	struct scsi_dump_dev *sdd = dev->priv;
 	int ret;
@@ -301,7 +305,7 @@ static int scsi_dump_quiesce(struct disk_dump_device *dev)
 	return scsi_dump_ready(sdd);
 }
 
-static int scsi_dump_shutdown(struct disk_dump_device *dev)
+static __diskdump_text int scsi_dump_shutdown(struct disk_dump_device *dev)
 {
 	struct scsi_dump_dev *sdd = dev->priv;
 	const struct scsi_host_template *hostt = sdd->sdev->host->hostt;

@@ -14,6 +14,18 @@
 #include <linux/list.h>
 #include <uapi/linux/diskdump.h>
 
+/*
+ * __diskdump_text marks code that runs at panic, in diskdump and in the
+ * dump drivers.  It is kept in its own section, .diskdump.text (bounded by
+ * __diskdump_text_start and __diskdump_text_end in vmlinux), which the
+ * panic-time self check covers whole and kprobes refuses.  It is never
+ * traced either: function tracing, BPF trampolines and livepatch rewrite
+ * function entries, which the self check would take for corruption, so
+ * the files that hold it are built without the ftrace flags
+ * (CFLAGS_REMOVE_... = $(CC_FLAGS_FTRACE) in their Makefiles).
+ */
+#define __diskdump_text	__section(".diskdump.text")
+
 /* Dump devices: the driver contract */
 
 struct gendisk;

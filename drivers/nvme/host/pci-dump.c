@@ -91,7 +91,8 @@ static DEFINE_SPINLOCK(nvme_dump_lock);
 /* ------------------------------------------------------------------ */
 
 /* Write a doorbell, and its shadow first if the controller reads shadows. */
-static void nvme_dump_ring(__le32 *shadow, u32 __iomem *db, u16 value)
+static __diskdump_text void
+nvme_dump_ring(__le32 *shadow, u32 __iomem *db, u16 value)
 {
 	if (shadow) {
 		WRITE_ONCE(*shadow, cpu_to_le32(value));
@@ -101,7 +102,8 @@ static void nvme_dump_ring(__le32 *shadow, u32 __iomem *db, u16 value)
 }
 
 /* Take the next completion, or return false if there is none yet. */
-static bool nvme_dump_reap(struct nvme_dump_dev *ndd, u16 *cid, u16 *status)
+static __diskdump_text bool
+nvme_dump_reap(struct nvme_dump_dev *ndd, u16 *cid, u16 *status)
 {
 	struct nvme_completion *cqe = &ndd->cq[ndd->cq_head];
 	u16 st = le16_to_cpu(READ_ONCE(cqe->status));
@@ -120,7 +122,8 @@ static bool nvme_dump_reap(struct nvme_dump_dev *ndd, u16 *cid, u16 *status)
 }
 
 /* Submit @cmd and poll for its completion, with a bound. */
-static int nvme_dump_exec(struct nvme_dump_dev *ndd, struct nvme_command *cmd)
+static __diskdump_text int
+nvme_dump_exec(struct nvme_dump_dev *ndd, struct nvme_command *cmd)
 {
 	unsigned long waited;
 	u16 cid, status;
@@ -153,14 +156,16 @@ static int nvme_dump_exec(struct nvme_dump_dev *ndd, struct nvme_command *cmd)
 }
 
 /* The namespace of a partition: the disk's driver data. */
-static struct nvme_ns *nvme_dump_ns(struct disk_dump_partition *part)
+static __diskdump_text struct nvme_ns *
+nvme_dump_ns(struct disk_dump_partition *part)
 {
 	return file_bdev(part->bdev_file)->bd_disk->private_data;
 }
 
-static int nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
-			      unsigned long block_nr, void *buf,
-			      unsigned int nr_blocks)
+static __diskdump_text int
+nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
+		   unsigned long block_nr, void *buf,
+		   unsigned int nr_blocks)
 {
 	struct nvme_dump_dev *ndd = part->dev->priv;
 	struct nvme_ns *ns = nvme_dump_ns(part);
@@ -196,7 +201,7 @@ static int nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
 }
 
 /* Is the controller running, and our queue pair on it? */
-static int nvme_dump_sanity_check(struct disk_dump_device *dev)
+static __diskdump_text int nvme_dump_sanity_check(struct disk_dump_device *dev)
 {
 	struct nvme_dump_dev *ndd = dev->priv;
 	u32 csts;
@@ -226,12 +231,12 @@ static int nvme_dump_sanity_check(struct disk_dump_device *dev)
  * Nothing to stop: the dump queue pair is ours alone, and commands in
  * flight on the other queues neither block it nor complete into it.
  */
-static int nvme_dump_quiesce(struct disk_dump_device *dev)
+static __diskdump_text int nvme_dump_quiesce(struct disk_dump_device *dev)
 {
 	return 0;
 }
 
-static int nvme_dump_shutdown(struct disk_dump_device *dev)
+static __diskdump_text int nvme_dump_shutdown(struct disk_dump_device *dev)
 {
 	struct nvme_dump_dev *ndd = dev->priv;
 	struct nvme_command c = { };
