@@ -106,6 +106,7 @@ static struct {
 	unsigned long note_blocks;
 	size_t note_bytes;
 	unsigned int dump_level;	/* DISKDUMP_EXCLUDE_* bits */
+	bool check_all;			/* "check all": every block at panic */
 	unsigned long *dump_map;	/* bitmap_blocks blocks: pages chosen at panic */
 	unsigned long dump_map_blocks;
 	void *io_buf;			/* DISKDUMP_IO_BLOCKS blocks */
@@ -566,20 +567,22 @@ dd_report_mismatch(const void *block, unsigned long blk, int off)
 }
 
 /*
- * Read every block of the partition and check that every byte of it is
- * what the format puts there.  A filesystem, a swap area, a dump that
- * savecore has not saved yet, or one sector written over, fails here, and
- * the partition is left untouched.
+ * Read blocks @first .. @end - 1 of the partition and check that every
+ * byte of them is what the format puts there.  A filesystem, a swap area,
+ * a dump that savecore has not saved yet, or one sector written over,
+ * fails here.
  */
-static __diskdump_text int check_signatures(struct disk_dump_partition *part)
+static __diskdump_text int
+check_blocks(struct disk_dump_partition *part, unsigned long first,
+	     unsigned long end)
 {
 	unsigned long nr_blocks = part_blocks(part), blk, i;
 	unsigned int chunk = io_blocks(part);
 	u64 start;
 	int ret, off;
 
-	for (blk = 0; blk < nr_blocks; blk += chunk) {
-		unsigned int n = min_t(unsigned long, chunk, nr_blocks - blk);
+	for (blk = first; blk < end; blk += chunk) {
+		unsigned int n = min_t(unsigned long, chunk, end - blk);
 
 		ret = dd_rw(part, DD_READ, blk, dd.io_buf, n);
 		if (ret) {
@@ -598,6 +601,40 @@ static __diskdump_text int check_signatures(struct disk_dump_partition *part)
 		}
 		dds.verify_ns += ktime_get_mono_fast_ns() - start;
 	}
+	return 0;
+}
+
+/*
+ * Before anything is written: check every block the dump will write, the
+ * first @extent, and the partition's last block, which says that the
+ * format still spans the partition; or, under "check all", every block,
+ * as the 2004 diskdump did.  A mismatch leaves the partition untouched.
+ * The cost follows the dump, not the partition; the blocks past the
+ * extent are never written, so they need no check.
+ */
+static __diskdump_text int check_signatures(struct disk_dump_partition *part,
+					    struct diskdump_header *hdr,
+					    unsigned long extent)
+{
+	unsigned long nr_blocks = part_blocks(part);
+	u64 start = ktime_get_mono_fast_ns();
+	int ret;
+
+	if (dd.check_all)
+		extent = nr_blocks;
+	dds.verify_ns = 0;
+	ret = check_blocks(part, 0, extent);
+	if (!ret && extent < nr_blocks)
+		ret = check_blocks(part, nr_blocks - 1, nr_blocks);
+	if (ret)
+		return ret;
+	hdr->check_ns = ktime_get_mono_fast_ns() - start;
+	hdr->verify_ns = dds.verify_ns;
+	hdr->check_blocks = extent + (extent < nr_blocks);
+	pr_emerg("signature check: %llu of %lu blocks in %llu ms (%llu ms comparing)\n",
+		 hdr->check_blocks, nr_blocks,
+		 div_u64(hdr->check_ns, NSEC_PER_MSEC),
+		 div_u64(hdr->verify_ns, NSEC_PER_MSEC));
 	return 0;
 }
 
@@ -798,14 +835,22 @@ static __diskdump_text void dd_test_inject_fault(void)
 	}
 }
 
+/* The blocks the dump will write: header, notes, bitmaps and pages. */
+static __diskdump_text unsigned long
+dump_extent(const struct diskdump_header *hdr)
+{
+	return min(hdr->data_block + hdr->nr_dump_pages, hdr->partition_blocks);
+}
+
 /*
  * Write the RAM pages in PFN order, as many as the partition holds, batching
- * them into rw_block calls of up to io_blocks() blocks.
+ * them into rw_block calls of up to io_blocks() blocks.  Never past the
+ * dump's extent, the blocks the signature check saw.
  */
 static __diskdump_text int write_pages(struct disk_dump_partition *part,
 				       struct diskdump_header *hdr)
 {
-	unsigned long room = part_blocks(part) - hdr->data_block;
+	unsigned long room = dump_extent(hdr) - hdr->data_block;
 	unsigned long written = 0, batch_start = hdr->data_block;
 	unsigned int chunk = io_blocks(part), n = 0, i;
 	unsigned long pfn, total = hdr->nr_dump_pages, next_report = total / 10;
@@ -937,18 +982,16 @@ static __diskdump_text void collect_notes(struct diskdump_header *hdr)
 	hdr->note_size = off;
 }
 
+/*
+ * Fill in the header for @part and choose the pages, which fixes the
+ * dump's extent.  Nothing is written yet.
+ */
 static __diskdump_text int
-write_dump(struct disk_dump_partition *part, const char *msg,
-	   u64 check_ns)
+prepare_dump(struct disk_dump_partition *part, const char *msg)
 {
 	struct diskdump_header *hdr = dd.hdr;
-	u64 start = ktime_get_mono_fast_ns();
-	unsigned long b;
-	int ret;
 
 	fill_header(hdr, part, msg);
-	hdr->check_ns = check_ns;
-	hdr->verify_ns = dds.verify_ns;
 	/*
 	 * The notes first: collect_notes() zeroes the note buffer, whose
 	 * pages must not change after select_pages() has seen them.
@@ -956,16 +999,27 @@ write_dump(struct disk_dump_partition *part, const char *msg,
 	collect_notes(hdr);
 	hdr->nr_dump_pages = select_pages();
 	hdr->hwpoison_pages = dds.hwpoison_pages;
+	if (hdr->data_block >= hdr->partition_blocks) {
+		pr_emerg("partition too small for the dump header\n");
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+static __diskdump_text int write_dump(struct disk_dump_partition *part)
+{
+	struct diskdump_header *hdr = dd.hdr;
+	unsigned long b;
+	u64 start;
+	int ret;
+
 	pr_emerg("writing %llu pages, interrupts %s (dump level %u: %llu of %llu RAM pages left out)\n",
 		 hdr->nr_dump_pages, irqs_disabled() ? "off" : "ON", hdr->dump_level,
 		 hdr->nr_ram_pages - hdr->nr_dump_pages, hdr->nr_ram_pages);
 	if (hdr->hwpoison_pages)
 		pr_emerg("%llu hardware-poisoned pages left out\n",
 			 hdr->hwpoison_pages);
-	if (hdr->data_block >= hdr->partition_blocks) {
-		pr_emerg("partition too small for the dump header\n");
-		return -ENOSPC;
-	}
+	start = ktime_get_mono_fast_ns();
 	ret = write_header(part, hdr);
 	if (ret)
 		return ret;
@@ -1000,7 +1054,7 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
 					      const char *msg)
 {
 	const struct disk_dump_device_ops *ops = part->dev->ops;
-	u64 start, check_ns;
+	u64 start;
 	int ret;
 
 	pr_emerg("trying partition %u:%u (%llu sectors at %llu)\n",
@@ -1025,16 +1079,12 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
 	}
 	pr_emerg("quiesced in %llu ms\n",
 		 div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_MSEC));
-	start = ktime_get_mono_fast_ns();
-	dds.verify_ns = 0;
-	ret = check_signatures(part);
+	ret = prepare_dump(part, msg);
+	if (!ret)
+		ret = check_signatures(part, dd.hdr, dump_extent(dd.hdr));
 	if (ret)
 		return ret;
-	check_ns = ktime_get_mono_fast_ns() - start;
-	pr_emerg("signature check: %lu blocks in %llu ms (%llu ms comparing)\n",
-		 part_blocks(part), div_u64(check_ns, NSEC_PER_MSEC),
-		 div_u64(dds.verify_ns, NSEC_PER_MSEC));
-	ret = write_dump(part, msg, check_ns);
+	ret = write_dump(part);
 	if (ops->shutdown(part->dev) && !ret)
 		ret = -EIO;
 	if (ret)
@@ -1710,6 +1760,32 @@ static int diskdump_set_level(const char *arg)
 }
 
 /*
+ * "check dump" (the default): at panic, check the blocks the dump will
+ * write and the last one; "check all": every block of the partition.
+ */
+static int diskdump_set_check(const char *arg)
+{
+	bool all;
+
+	if (!strcmp(arg, "all")) {
+		all = true;
+	} else if (!strcmp(arg, "dump")) {
+		all = false;
+	} else {
+		pr_err("check: '%s' is neither 'dump' (the blocks a dump writes) nor 'all' (every block)\n",
+		       arg);
+		return -EINVAL;
+	}
+	mutex_lock(&diskdump_mutex);
+	dd_config_begin();
+	dd.check_all = all;
+	dd_config_commit();
+	mutex_unlock(&diskdump_mutex);
+	pr_info("panic-time check: %s\n", all ? "every block" : "the blocks a dump writes");
+	return 0;
+}
+
+/*
  * Make a fresh dump key and wrap it for the RSA public key @der (DER,
  * PKCS#1 RSAPublicKey).  Here, in process context, never at panic time.
  */
@@ -1862,17 +1938,19 @@ static int diskdump_command(char *line)
 	arg = line ? strim(line) : NULL;
 	extra = arg ? strpbrk(arg, " \t") : NULL;
 	if (!cmd || !*cmd || !arg || !*arg || extra) {
-		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'key HEX' or 'key none'\n");
+		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'key HEX' or 'key none'\n");
 		return -EINVAL;
 	}
 	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test"))
 		return diskdump_test_command(arg);
 	if (!strcmp(cmd, "level"))
 		return diskdump_set_level(arg);
+	if (!strcmp(cmd, "check"))
+		return diskdump_set_check(arg);
 	if (!strcmp(cmd, "key"))
 		return diskdump_set_key(arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
-		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N' or 'key HEX|none'\n",
+		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all' or 'key HEX|none'\n",
 		       cmd);
 		return -EINVAL;
 	}
@@ -1961,6 +2039,7 @@ static int diskdump_proc_show(struct seq_file *m, void *v)
 	mutex_lock(&diskdump_mutex);
 	seq_printf(m, "# block_size: %lu\n", PAGE_SIZE);
 	seq_printf(m, "# dump_level: %u\n", dd.dump_level);
+	seq_printf(m, "# check: %s\n", dd.check_all ? "all" : "dump");
 	if (dd.key.on)
 		seq_printf(m, "# encryption: chacha20-poly1305, RSA-%u key sha256:%*phN\n",
 			   dd.key.wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE,

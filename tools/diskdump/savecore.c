@@ -695,6 +695,7 @@ static void print_times(FILE *f, const struct diskdump_header *h)
 	fprintf(f, "tasklets_run: %" PRIu64 "\n", (uint64_t)h->tasklets_run);
 	fprintf(f, "unreadable_pages: %" PRIu64 "\n", (uint64_t)h->unreadable_pages);
 	fprintf(f, "hwpoison_pages: %" PRIu64 "\n", (uint64_t)h->hwpoison_pages);
+	fprintf(f, "check_blocks: %" PRIu64 "\n", (uint64_t)h->check_blocks);
 	fprintf(f, "check_ms: %" PRIu64 "\n", (uint64_t)h->check_ns / 1000000);
 	fprintf(f, "verify_ms: %" PRIu64 "\n", (uint64_t)h->verify_ns / 1000000);
 	fprintf(f, "write_ms: %" PRIu64 "\n", (uint64_t)h->write_ns / 1000000);

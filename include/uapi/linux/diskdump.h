@@ -166,7 +166,10 @@ static __inline__ __u64 diskdump_fmt_word(__u64 block_nr, __u32 i)
  * @check_ns: time the signature check of this partition took
  * @verify_ns: of @check_ns, the time spent comparing blocks with the format
  * @write_ns: time from the first header write to the last page write
- * @reserved: zero
+ * @hwpoison_pages: pages left out because they are hardware-poisoned
+ * @check_blocks: blocks the signature check compared with the format: the
+ *	dump's extent (blocks 0 .. @data_block + @nr_dump_pages - 1, at most
+ *	the partition) and the last block, or every block under "check all"
  * @sysname: utsname sysname of the dumped kernel
  * @nodename: utsname nodename
  * @release: utsname release
@@ -218,8 +221,8 @@ struct diskdump_header {
 	__u64	check_ns;
 	__u64	write_ns;
 	__u64	verify_ns;
-	__u64	hwpoison_pages;		/* left out: hardware-poisoned */
-	__u64	reserved[1];
+	__u64	hwpoison_pages;
+	__u64	check_blocks;
 	char	sysname[DISKDUMP_UTS_LEN];
 	char	nodename[DISKDUMP_UTS_LEN];
 	char	release[DISKDUMP_UTS_LEN];
