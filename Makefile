@@ -9,7 +9,7 @@ FRAGS   := configs/qemu-guest.config
 KERNEL  := $(KOBJ)/arch/x86/boot/bzImage
 INITRD  := $(BUILD)/initramfs.cpio.gz
 
-.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series series-check series-verify bench bench-kdump clean
+.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series series-check series-verify bench bench-kdump bench-parts clean
 
 all: kernel tools
 
@@ -66,6 +66,10 @@ bench: deps
 # only diskdump against kdump (BENCH_SIZES="512 2048" by default)
 bench-kdump: deps
 	@bench/kdump.sh
+
+# only the level-31 partition-size sweep (BENCH_PARTS="600 2048 8192")
+bench-parts: deps
+	@BENCH_PARTS_ONLY=1 bench/kdump.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -33,10 +33,12 @@ run() {
 	# BENCH_REPORT_ONLY=1: no runs, the report of the last ones
 	[ -z "${BENCH_REPORT_ONLY:-}" ] || return 0
 	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$name" ] || return 0
+	# PART_MIB: the dump partition's size (default: RAM + 96 MiB)
+	local part=${PART_MIB:-$((mem + 96))}
 	rm -rf "$w" && mkdir -p "$w"
-	truncate -s $((mem + 512))M "$w/dump.img"
+	truncate -s $((part + 416))M "$w/dump.img"
 	printf 'start=2048, size=%d, type=83\nstart=%d, size=%d, type=83\n' \
-		$(((mem + 96) * 2048)) $(((mem + 96) * 2048 + 2048)) $((256 * 2048)) |
+		$((part * 2048)) $((part * 2048 + 2048)) $((256 * 2048)) |
 		sfdisk -q "$w/dump.img" >/dev/null
 	truncate -s $((mem * 2 + 1024))M "$w/out.img"
 	mkfs.ext4 -q -F "$w/out.img"
@@ -53,8 +55,28 @@ run() {
 		{ tail -30 "$w/serial.log" >&2; echo "bench: $name failed" >&2; return 1; }
 	rm -rf "$w/files" && mkdir -p "$w/files"
 	debugfs -R "rdump / $w/files" "$w/out.img" >/dev/null 2>&1
-	rm -f "$w/out.img"
+	rm -f "$w/out.img" "$w/dump.img"
 }
+
+# BENCH_PARTS_ONLY=1: only the partition-size sweep at level 31 (a 512 MiB
+# guest; partitions of BENCH_PARTS MiB, default "600 2048 8192"), with
+# the default check (the dump's extent) and with "check all".
+parts=${BENCH_PARTS:-600 2048 8192}
+sweep_runs=${BENCH_SWEEP_RUNS:-2}
+sweep() {
+	local p i
+	for p in $parts; do
+		for i in $(seq "$sweep_runs"); do
+			PART_MIB=$p run "sweep-dump-$p-$i" 512 "ddtest=bench-dd ddlevel=31 ddsave=kdump"
+		done
+		PART_MIB=$p run "sweep-all-$p-1" 512 "ddtest=bench-dd ddlevel=31 ddcheck=all ddsave=kdump"
+	done
+}
+if [ -n "${BENCH_PARTS_ONLY:-}" ]; then
+	sweep
+	python3 bench/sweep-report.py "$out" "$parts" "$sweep_runs" | tee "$top/build/bench/sweep.md"
+	exit 0
+fi
 
 for mem in $sizes; do
 	run "dd-0-$mem" "$mem" "ddtest=bench-dd ddlevel=0 ddsave=elf"
@@ -65,6 +87,7 @@ first=${sizes%% *}
 for level in 1 2 4 8 16; do
 	run "dd-$level-$first" "$first" "ddtest=bench-dd ddlevel=$level ddsave=kdump"
 done
+sweep
 [ -z "${BENCH_ONLY:-}" ] || exit 0
 # makedumpfile's selection at each level, over diskdump's full ELF dump
 for level in 0 1 2 4 8 16 31; do
@@ -74,6 +97,7 @@ for level in 0 1 2 4 8 16 31; do
 		>"$out/mdf-$level.txt" 2>&1 || { cat "$out/mdf-$level.txt" >&2; exit 1; }
 done
 python3 bench/kdump-report.py "$out" "$sizes" "$crashkernel" | tee "$top/build/bench/kdump.md"
+python3 bench/sweep-report.py "$out" "$parts" "$sweep_runs" | tee "$top/build/bench/sweep.md"
 if command -v gnuplot >/dev/null; then
 	gnuplot -e "set terminal png size 800,500; set output '$top/build/bench/kdump.png'" \
 		-e "set title 'panic to dump saved, QEMU TCG'; set xlabel 'guest memory (MiB)'; set ylabel 'seconds'; set key left top; set grid" \
