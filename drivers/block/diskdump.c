@@ -6,9 +6,9 @@
  * stops the other CPUs the way kdump does (keeping their registers in the
  * crash_notes), checks that its own code and configuration are intact, and
  * then tries each configured partition in turn: the driver's sanity_check
- * and quiesce, a check that every block carries the format signature (so
- * nothing but an empty dump partition is ever overwritten), and the dump
- * itself, written by polling.  Whatever happens, it returns to panic(),
+ * and quiesce, a check that every block the dump will write carries the
+ * format signature (so nothing but an empty dump partition is ever
+ * overwritten), and the dump itself, written by polling.  Whatever happens, it returns to panic(),
  * which goes on to reboot.  savecore turns the partition into a core file
  * after the reboot.
  *
@@ -1484,8 +1484,8 @@ static void dd_report_dump_header(struct block_device *bdev,
  * Before arming: the first and the last block must be formatted, so that a
  * partition named by mistake (a file system, a dump not saved yet, a
  * format that was interrupted, which leaves block 0 for last) is refused
- * now, with a reason, rather than at panic.  The panic-time check still
- * reads every block.
+ * now, with a reason, rather than at panic.  The panic-time check reads
+ * every block the dump writes.
  *
  * Return: 0, -EMEDIUMTYPE (not formatted, said why), or a read error.
  */
