@@ -228,7 +228,8 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h)
 {
 	uint64_t max = h->nr_dump_pages, done = 0;
-	uint64_t room = dev->blocks - h->data_block;
+	uint64_t end = dev->blocks < h->partition_blocks ? dev->blocks : h->partition_blocks;
+	uint64_t room = end > h->data_block ? end - h->data_block : 0;
 	char *buf = dd_alloc_blocks(COPY_CHUNK);
 
 	if (max > room)
