@@ -6,31 +6,23 @@ import os
 import re
 import sys
 
+import serial_log
+
 out, sizes, crashkernel = sys.argv[1], [int(s) for s in sys.argv[2].split()], sys.argv[3]
 
 
 def serial(run):
-    lines = []
-    with open(os.path.join(out, run, 'serial.log'), errors='replace') as f:
-        for line in f:
-            t, _, text = line.rstrip('\n').partition(' ')
-            lines.append((float(t), text))
-    return lines
+    return serial_log.read(out, run)
 
 
 def when(lines, pat):
-    for t, text in lines:
-        if re.search(pat, text):
-            return t
-    raise SystemExit('%s: no line matching %r' % (lines and 'run' or '', pat))
+    t = serial_log.first(lines, pat)
+    if t is None:
+        raise SystemExit('%s: no line matching %r' % (lines and 'run' or '', pat))
+    return t
 
 
-def grab(lines, pat):
-    for _, text in lines:
-        m = re.search(pat, text)
-        if m:
-            return m.groups()
-    return None
+grab = serial_log.grab
 
 
 def info(run):

@@ -5,44 +5,18 @@ Per partition size (MiB) and check mode: the blocks the panic-time check
 read, its time, and the host-clock time from the panic message to the dump
 written (in the panic) and to the dump saved (after reboot and savecore)."""
 import os
-import re
 import statistics
 import sys
 
+from serial_log import first as when, grab, read
+
 out, parts, runs = sys.argv[1], [int(p) for p in sys.argv[2].split()], int(sys.argv[3])
-
-
-def serial(run):
-    lines = []
-    with open(os.path.join(out, run, 'serial.log'), errors='replace') as f:
-        for line in f:
-            t, _, text = line.rstrip('\n').partition(' ')
-            try:
-                lines.append((float(t), text))
-            except ValueError:
-                pass
-    return lines
-
-
-def when(lines, pat):
-    for t, text in lines:
-        if re.search(pat, text):
-            return t
-    return None
-
-
-def grab(lines, pat):
-    for _, text in lines:
-        m = re.search(pat, text)
-        if m:
-            return m.groups()
-    return None
 
 
 def measure(run):
     if not os.path.exists(os.path.join(out, run, 'serial.log')):
         return None
-    s = serial(run)
+    s = read(out, run)
     t0 = when(s, r'Kernel panic - not syncing')
     tdump = when(s, r'diskdump: dump complete')
     tsaved = when(s, r'savecore: saved')
