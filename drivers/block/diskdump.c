@@ -8,9 +8,9 @@
  * then tries each configured partition in turn: the driver's sanity_check
  * and quiesce, a check that every block the dump will write carries the
  * format signature (so nothing but an empty dump partition is ever
- * overwritten), and the dump itself, written by polling.  Whatever happens, it returns to panic(),
- * which goes on to reboot.  savecore turns the partition into a core file
- * after the reboot.
+ * overwritten), and the dump itself, written by polling.  Whatever
+ * happens, it returns to panic(), which goes on to reboot.  savecore turns
+ * the partition into a core file after the reboot.
  *
  * Nothing on the panic path allocates memory, sleeps, takes a sleeping lock,
  * uses the block layer or waits without a bound: every buffer is allocated
@@ -604,24 +604,29 @@ check_blocks(struct disk_dump_partition *part, unsigned long first,
 	return 0;
 }
 
+/* The blocks the dump will write: header, notes, bitmaps and pages. */
+static __diskdump_text unsigned long
+dump_extent(const struct diskdump_header *hdr)
+{
+	return min(hdr->data_block + hdr->nr_dump_pages, hdr->partition_blocks);
+}
+
 /*
- * Before anything is written: check every block the dump will write, the
- * first @extent, and the partition's last block, which says that the
- * format still spans the partition; or, under "check all", every block,
- * as the 2004 diskdump did.  A mismatch leaves the partition untouched.
- * The cost follows the dump, not the partition; the blocks past the
- * extent are never written, so they need no check.
+ * Before anything is written: check every block the dump @hdr describes
+ * will write (its extent) and the partition's last block, which says that
+ * the format still spans the partition; or, under "check all", every
+ * block, as the 2004 diskdump did.  A mismatch leaves the partition
+ * untouched.  The cost follows the dump, not the partition; the blocks
+ * past the extent are never written, so they need no check.
  */
 static __diskdump_text int check_signatures(struct disk_dump_partition *part,
-					    struct diskdump_header *hdr,
-					    unsigned long extent)
+					    struct diskdump_header *hdr)
 {
 	unsigned long nr_blocks = part_blocks(part);
+	unsigned long extent = dd.check_all ? nr_blocks : dump_extent(hdr);
 	u64 start = ktime_get_mono_fast_ns();
 	int ret;
 
-	if (dd.check_all)
-		extent = nr_blocks;
 	dds.verify_ns = 0;
 	ret = check_blocks(part, 0, extent);
 	if (!ret && extent < nr_blocks)
@@ -833,13 +838,6 @@ static __diskdump_text void dd_test_inject_fault(void)
 	default:
 		break;
 	}
-}
-
-/* The blocks the dump will write: header, notes, bitmaps and pages. */
-static __diskdump_text unsigned long
-dump_extent(const struct diskdump_header *hdr)
-{
-	return min(hdr->data_block + hdr->nr_dump_pages, hdr->partition_blocks);
 }
 
 /*
@@ -1081,7 +1079,7 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
 		 div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_MSEC));
 	ret = prepare_dump(part, msg);
 	if (!ret)
-		ret = check_signatures(part, dd.hdr, dump_extent(dd.hdr));
+		ret = check_signatures(part, dd.hdr);
 	if (ret)
 		return ret;
 	ret = write_dump(part);
