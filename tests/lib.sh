@@ -157,6 +157,25 @@ driver_scenario() {
 	extract_out
 }
 
+# busy_scenario DEVICE_ARGS...: a dump disk with sda1 (300 MiB) and sda2 (64
+# MiB of random bytes), two CPUs, the guest reading sda2 with O_DIRECT in a
+# loop while it crashes with sysrq c (hook busyread).  DEVICE_ARGS attach
+# the disk, drive dd0, which QEMU throttles to 200 requests a second, so
+# that the reader's commands wait in QEMU long enough to be in flight at
+# the panic (the dump is throttled too).  SUM2 is sda2's sha256 before.
+busy_scenario() {
+	mk_dump_disk "$WORK/dump.img" 400 300 64
+	head -c 64M /dev/urandom >"$WORK/p2"
+	part_in "$WORK/dump.img" 2 "$WORK/p2"
+	SUM2=$(part_sum "$WORK/dump.img" 2)
+	mk_out_disk "$WORK/out.img" 700
+	SMP=2 run_qemu "$WORK/serial.log" "ddtest=busyread ddbusy=/dev/sda2 ddmib=16 ddtrigger=sysrq dddevs=/dev/sda1" \
+		"$@" -drive "file=$WORK/dump.img,if=none,format=raw,id=dd0,throttling.iops-total=200"
+	note "qemu ran ${QEMU_SECONDS}s for both boots"
+	extract_out
+	expect_log "$WORK/serial.log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
+}
+
 # check_saved_dump PANIC_REGEX CPUS: what every good dump must show.  With
 # KEPT=1 (savecore -k) the partition must be refused when armed again.
 check_saved_dump() {
