@@ -60,6 +60,7 @@ struct img {
 	uint64_t blocks, max_pfn, ram_lo, ram_hi;	/* RAM: [ram_lo, ram_hi) */
 	uint64_t written;				/* pages actually written */
 	uint32_t status;
+	uint32_t flags;					/* more header flags */
 	struct diskdump_header h;
 };
 
@@ -135,6 +136,7 @@ static void make_dump(struct img *im)
 	h->written_pages = im->status == DISKDUMP_STATUS_WRITING ? 0 : im->written;
 	if (im->written < h->nr_dump_pages && im->status != DISKDUMP_STATUS_WRITING)
 		h->flags = DISKDUMP_FLAG_TRUNCATED;
+	h->flags |= im->flags;
 	h->page_offset = 0xffff888000000000ULL;
 	h->kernel_vaddr = 0xffffffff81000000ULL;
 	h->kernel_paddr = im->ram_lo * BS;
@@ -577,6 +579,40 @@ static int test_truncated_dump_is_partial(void)
 	CHECK(((Elf64_Ehdr *)elf)->e_flags & 1);	/* DUMP_ELF_INCOMPLETE */
 	CHECK(elf_phys(elf, (im.ram_lo + 49) * BS, &k));
 	CHECK(!elf_phys(elf, (im.ram_lo + 50) * BS, &k));
+	free(elf);
+	return 0;
+}
+
+/*
+ * A partition too small for the dump level: the kernel chose the pages it
+ * could write, the bitmap lists only those, all of them written, and the
+ * header says TRUNCATED.  Still partial.
+ */
+static int test_chosen_truncated_dump_is_partial(void)
+{
+	struct img im;
+	struct dd_dump d;
+	char why[256], summary[4096];
+	size_t len;
+	char *elf;
+	FILE *f;
+
+	img_init(&im, "chosen", 600);
+	im.status = DISKDUMP_STATUS_INCOMPLETE;
+	im.flags = DISKDUMP_FLAG_TRUNCATED;
+	make_dump(&im);
+	CHECK(load(&im, &d, why) == 0);
+	CHECK(d.present == d.h.nr_dump_pages);
+	CHECK(dd_partial(&d));
+	f = fmemopen(summary, sizeof(summary), "w");
+	CHECK(f);
+	dd_print_summary(f, &d, "chosen");
+	fclose(f);
+	CHECK(strstr(summary, "partial: yes\n"));
+	dd_free(&d);
+	elf = save_elf(&im, &len);
+	CHECK(elf);
+	CHECK(((Elf64_Ehdr *)elf)->e_flags & 1);	/* DUMP_ELF_INCOMPLETE */
 	free(elf);
 	return 0;
 }
@@ -2182,6 +2218,7 @@ int main(int argc, char **argv)
 	RUN(test_complete_dump_to_elf);
 	RUN(test_vmcoreinfo_lookup);
 	RUN(test_truncated_dump_is_partial);
+	RUN(test_chosen_truncated_dump_is_partial);
 	RUN(test_interrupted_dump_is_scanned);
 	RUN(test_empty_and_foreign);
 	RUN(test_corrupt_headers_are_refused);

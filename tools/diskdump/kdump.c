@@ -224,7 +224,7 @@ static int write_headers(const struct dd_dump *d, int fd, enum dd_compress how,
 	hdr->tv_sec = (int64_t)d->h.time_sec;
 	hdr->tv_usec = 0;	/* not a power of two: libkdumpfile probes it */
 	hdr->status = method_flag(how) |
-		      (d->present < d->h.nr_dump_pages ? KDUMP_INCOMPLETE : 0);
+		      (dd_partial(d) ? KDUMP_INCOMPLETE : 0);
 	hdr->block_size = DISKDUMP_BLOCK_SIZE;
 	hdr->sub_hdr_size = (int32_t)sub_blocks;
 	hdr->bitmap_blocks = bitmap_blocks;

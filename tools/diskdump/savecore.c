@@ -124,6 +124,18 @@ static int load_block0(struct dd_dev *dev, struct dd_dump *d, char *why,
 	return ret;
 }
 
+/*
+ * A partial dump: pages the bitmap lists are not on the partition (a write
+ * error, a panic in the dump), or the kernel had to leave pages of the dump
+ * level out because the partition was too small (it then chooses the pages
+ * it writes, and the bitmap lists only those).
+ */
+bool dd_partial(const struct dd_dump *d)
+{
+	return d->present < d->h.nr_dump_pages ||
+	       (d->h.flags & DISKDUMP_FLAG_TRUNCATED);
+}
+
 int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen)
 {
 	uint64_t nb, rank = 0, pfn, written;
@@ -584,7 +596,7 @@ int dd_write_elf(struct dd_dev *dev, const struct dd_dump *d, int fd)
 	eh->e_ehsize = sizeof(*eh);
 	eh->e_phentsize = sizeof(*ph);
 	eh->e_phnum = (Elf64_Half)nph;
-	if (d->present < d->h.nr_dump_pages)
+	if (dd_partial(d))
 		eh->e_flags |= DUMP_ELF_INCOMPLETE;
 
 	/* The notes come right after the headers, before any load data. */
@@ -745,7 +757,7 @@ void dd_print_summary(FILE *f, const struct dd_dump *d, const char *dev)
 	fprintf(f, "ram_pages: %" PRIu64 "\n", (uint64_t)h->nr_ram_pages);
 	fprintf(f, "dump_pages: %" PRIu64 "\n", (uint64_t)h->nr_dump_pages);
 	fprintf(f, "saved_pages: %" PRIu64 "\n", d->present);
-	fprintf(f, "partial: %s\n", d->present < h->nr_dump_pages ? "yes" : "no");
+	fprintf(f, "partial: %s\n", dd_partial(d) ? "yes" : "no");
 	print_times(f, h);
 	print_cipher(f, h);
 }
@@ -1222,7 +1234,7 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 		return DD_EXIT_ERROR;
 	}
 	info("savecore: saved %s%s dump (%" PRIu64 " of %" PRIu64 " pages) to %s\n",
-	     d->present < d->h.nr_dump_pages ? "a PARTIAL" : "a complete",
+	     dd_partial(d) ? "a PARTIAL" : "a complete",
 	     d->sealed ? " encrypted" : "", d->present, (uint64_t)d->h.nr_dump_pages, final);
 	if (d->sealed)
 		info("savecore: decode it where the private key is: %s\n",

@@ -34,6 +34,8 @@ struct dd_dump {
 
 /* 0, or minus a DD_EXIT_* code with a reason in why. */
 int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen);
+/* Pages of the dump level are missing (see the header's flags). */
+bool dd_partial(const struct dd_dump *d);
 uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h);
 int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d);
 const char *dd_vmcoreinfo(const struct dd_dump *d, const char *key, char *val,
