@@ -1391,6 +1391,8 @@ static struct disk_dump_device *find_device(struct gendisk *disk, bool *is_new)
 		data = type->probe(disk);
 		if (!data)
 			continue;
+		if (IS_ERR(data))
+			return ERR_CAST(data);
 		list_for_each_entry(dev, &disk_dump_devices, list)
 			if (dev->device == data)
 				return dev;
@@ -1981,6 +1983,9 @@ static int diskdump_command(char *line)
 			       arg);
 		else if (ret == -EEXIST)
 			pr_err("%s: already configured\n", arg);
+		else if (ret == -EOPNOTSUPP)
+			pr_err("%s: its driver cannot write a dump to this disk\n",
+			       arg);
 		else if (ret == -EPERM)
 			pr_err("%s: kernel lockdown forbids unencrypted crash dumps: not armed (give a key first: 'key HEX')\n",
 			       arg);

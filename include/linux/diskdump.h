@@ -101,7 +101,9 @@ struct disk_dump_partition {
 
 /**
  * struct disk_dump_type - a class of block devices that can take dumps
- * @probe: return driver data if @disk is one of ours and can dump, or NULL.
+ * @probe: return driver data if @disk is one of ours and can dump, NULL if
+ *	it is not ours, or ERR_PTR(-EOPNOTSUPP) if it is ours but cannot take
+ *	a dump (after logging why).
  *	Partitions whose probe returns the same pointer share one
  *	struct disk_dump_device (for SCSI the scsi_device, for NVMe the
  *	controller, whose namespaces share one dump queue).
