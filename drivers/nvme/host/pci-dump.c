@@ -155,6 +155,39 @@ nvme_dump_exec(struct nvme_dump_dev *ndd, struct nvme_command *cmd)
 	return -ETIMEDOUT;
 }
 
+/*
+ * Metadata: a namespace whose metadata is exactly the protection
+ * information (PI) tuple is written without a metadata buffer, the
+ * controller inserting the PI on writes and checking and stripping it on
+ * reads (PRACT), as nvme_setup_rw() does when the block layer sends no
+ * integrity payload.  Any other metadata would be moved to and from
+ * whatever the metadata pointer (zero) addresses: such a namespace is not
+ * a dump device.
+ */
+static __always_inline bool nvme_dump_format_ok(struct nvme_ns_head *head)
+{
+	return !head->ms || (head->pi_type && head->ms == head->pi_size);
+}
+
+/* PRACT, the checks and the reference tag for a read or write at @lba. */
+static __always_inline void
+nvme_dump_set_pi(struct nvme_ns_head *head, struct nvme_command *c, u64 lba)
+{
+	u16 control = NVME_RW_PRINFO_PRACT | NVME_RW_PRINFO_PRCHK_GUARD;
+
+	if (!head->ms)
+		return;
+	/* Types 1 and 2 tag each block with its LBA (48 bits, 64-bit guard) */
+	if (head->pi_type == NVME_NS_DPS_PI_TYPE1 ||
+	    head->pi_type == NVME_NS_DPS_PI_TYPE2) {
+		control |= NVME_RW_PRINFO_PRCHK_REF;
+		c->rw.reftag = cpu_to_le32(lower_32_bits(lba));
+		if (head->guard_type == NVME_NVM_NS_64B_GUARD)
+			c->rw.cdw3 = cpu_to_le32(upper_32_bits(lba) & 0xffff);
+	}
+	c->rw.control = cpu_to_le16(control);
+}
+
 /* The namespace of a partition: the disk's driver data. */
 static __diskdump_text struct nvme_ns *
 nvme_dump_ns(struct disk_dump_partition *part)
@@ -180,10 +213,16 @@ nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
 	    off & ((1ULL << lba_shift) - 1) ||
 	    block_nr + nr_blocks > part->nr_sects >> (PAGE_SHIFT - SECTOR_SHIFT))
 		return -EINVAL;
+	if (!nvme_dump_format_ok(ns->head)) {
+		pr_emerg("namespace %u was formatted with metadata since it was armed\n",
+			 ns->head->ns_id);
+		return -EINVAL;
+	}
 	c.rw.opcode = rw ? nvme_cmd_write : nvme_cmd_read;
 	c.rw.nsid = cpu_to_le32(ns->head->ns_id);
 	c.rw.slba = cpu_to_le64(off >> lba_shift);
 	c.rw.length = cpu_to_le16((bytes >> lba_shift) - 1);
+	nvme_dump_set_pi(ns->head, &c, off >> lba_shift);
 	c.rw.dptr.prp1 = cpu_to_le64(ndd->buf_dma);
 	if (nr_blocks == 2)
 		c.rw.dptr.prp2 = cpu_to_le64(ndd->buf_dma + PAGE_SIZE);
@@ -386,6 +425,12 @@ static void *nvme_dump_probe(struct gendisk *disk)
 	if (disk->fops != &nvme_bdev_ops)
 		return NULL;
 	ns = disk->private_data;
+	if (!nvme_dump_format_ok(ns->head)) {
+		dev_warn(ns->ctrl->device,
+			 "%s: %u bytes of metadata per block that are not protection information alone: cannot dump to it\n",
+			 disk->disk_name, ns->head->ms);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	return ns->ctrl;
 }
 
