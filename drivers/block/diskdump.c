@@ -676,9 +676,9 @@ static __diskdump_text struct page *dd_head_page(struct page *page)
  * struct pages, and @pfn's own memory for the zero test, never through a
  * pointer taken from them.  The classes are makedumpfile's -d bits.
  */
-static __diskdump_text unsigned long dd_excluded(unsigned long pfn)
+static __diskdump_text unsigned long dd_excluded(unsigned long pfn,
+						 unsigned int level)
 {
-	unsigned int level = dd.dump_level;
 	struct page *page, *head;
 	unsigned long mapping, flags;
 	bool anon, cache;
@@ -729,25 +729,27 @@ static __diskdump_text bool dd_hwpoisoned(unsigned long pfn)
 }
 
 /*
- * Choose the pages to dump: every RAM page, less the poisoned ones and
- * what the dump level excludes.  The choice is made once, before anything
- * is written, so the dump bitmap and the pages agree even though writing
- * changes memory.
+ * Add to the dump bitmap the RAM pages that @level keeps and that are not
+ * in it yet, in PFN order, until it holds @room pages; @n is how many it
+ * holds now.  Poisoned pages are never chosen (and counted).  Return the
+ * new count.
  */
-static __diskdump_text unsigned long select_pages(void)
+static __diskdump_text unsigned long
+select_level(unsigned int level, unsigned long room, unsigned long n)
 {
-	unsigned long pfn, skip, n = 0;
+	unsigned long pfn, skip;
 	unsigned int i;
 
-	memset(dd.dump_map, 0, dd.dump_map_blocks * PAGE_SIZE);
-	dds.hwpoison_pages = 0;
-	for (i = 0; i < dd.nr_ram; i++) {
-		for (pfn = dd.ram[i].start_pfn; pfn < dd.ram[i].end_pfn; pfn++) {
+	for (i = 0; i < dd.nr_ram && n < room; i++) {
+		for (pfn = dd.ram[i].start_pfn;
+		     pfn < dd.ram[i].end_pfn && n < room; pfn++) {
+			if (test_bit(pfn, dd.dump_map))
+				continue;
 			if (dd_hwpoisoned(pfn)) {
 				dds.hwpoison_pages++;
 				continue;
 			}
-			skip = dd_excluded(pfn);
+			skip = dd_excluded(pfn, level);
 			if (skip) {
 				pfn += skip - 1;
 				continue;
@@ -756,6 +758,40 @@ static __diskdump_text unsigned long select_pages(void)
 			n++;
 		}
 	}
+	return n;
+}
+
+/*
+ * Choose the pages to dump: every RAM page, less the poisoned ones and
+ * what the dump level excludes.  The choice is made once, before anything
+ * is written, so the dump bitmap and the pages agree even though writing
+ * changes memory.
+ *
+ * If they do not all fit in @room blocks, the dump is truncated: then
+ * the pages the strictest level keeps (kernel data, page tables, stacks)
+ * come first, and the level's other pages fill the rest in PFN order, so
+ * that what fits still opens in crash and drgn.
+ */
+static __diskdump_text unsigned long select_pages(struct diskdump_header *hdr,
+						  unsigned long room)
+{
+	unsigned long n, poisoned;
+
+	memset(dd.dump_map, 0, dd.dump_map_blocks * PAGE_SIZE);
+	dds.hwpoison_pages = 0;
+	n = select_level(dd.dump_level, ULONG_MAX, 0);
+	if (n <= room)
+		return n;
+	hdr->flags |= DISKDUMP_FLAG_TRUNCATED;
+	pr_emerg("%lu pages do not fit in %lu blocks: kernel pages first\n",
+		 n, room);
+	poisoned = dds.hwpoison_pages;
+	memset(dd.dump_map, 0, dd.dump_map_blocks * PAGE_SIZE);
+	/* no zero test unless the level asks: it reads every page */
+	n = select_level((DISKDUMP_EXCLUDE_ALL & ~DISKDUMP_EXCLUDE_ZERO) |
+			 dd.dump_level, room, 0);
+	n = select_level(dd.dump_level, room, n);
+	dds.hwpoison_pages = poisoned;
 	return n;
 }
 
@@ -995,12 +1031,13 @@ prepare_dump(struct disk_dump_partition *part, const char *msg)
 	 * pages must not change after select_pages() has seen them.
 	 */
 	collect_notes(hdr);
-	hdr->nr_dump_pages = select_pages();
-	hdr->hwpoison_pages = dds.hwpoison_pages;
 	if (hdr->data_block >= hdr->partition_blocks) {
 		pr_emerg("partition too small for the dump header\n");
 		return -ENOSPC;
 	}
+	hdr->nr_dump_pages = select_pages(hdr, hdr->partition_blocks -
+					  hdr->data_block);
+	hdr->hwpoison_pages = dds.hwpoison_pages;
 	return 0;
 }
 

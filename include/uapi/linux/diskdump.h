@@ -59,7 +59,12 @@
 #define DISKDUMP_STATUS_INCOMPLETE	3	/* stopped early, see flags */
 
 /* struct diskdump_header.flags */
-#define DISKDUMP_FLAG_TRUNCATED	0x1	/* the partition is smaller than the dump */
+/*
+ * The partition was smaller than the dump: the kernel chose the pages it
+ * could write (see Documentation/diskdump.txt), or, from kernels before
+ * that, wrote the first @written_pages of those in the bitmap.
+ */
+#define DISKDUMP_FLAG_TRUNCATED	0x1
 #define DISKDUMP_FLAG_IO_ERROR	0x2	/* a write failed part way */
 #define DISKDUMP_FLAG_IRQS_ON	0x4	/* interrupts were found on while dumping */
 /*
