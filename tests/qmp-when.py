@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """qmp-when.py LOG REGEX SOCKET COMMAND [TIMEOUT]
 
-Wait until REGEX appears in the serial LOG, then run the QMP COMMAND
-(e.g. inject-nmi) on the QEMU whose QMP server listens on SOCKET.  Exits
-0 once QEMU acknowledged the command, 1 on timeout or error."""
+Wait until REGEX appears in the serial LOG, then run the QMP COMMAND on
+the QEMU whose QMP server listens on SOCKET.  COMMAND is a command without
+arguments (e.g. inject-nmi) or a JSON list of commands with their
+arguments, [{"execute": "object-add", "arguments": {...}}, ...], run in
+order.  Exits 0 once QEMU acknowledged every command, 1 on timeout or
+error."""
 import json
 import re
 import socket
@@ -30,15 +33,19 @@ def qmp(sock_path, command):
     s.connect(sock_path)
     f = s.makefile('rw')
     json.loads(f.readline())  # the greeting
-    for cmd in ('qmp_capabilities', command):
-        f.write(json.dumps({'execute': cmd}) + '\n')
+    if command.startswith('['):
+        commands = json.loads(command)
+    else:
+        commands = [{'execute': command}]
+    for cmd in [{'execute': 'qmp_capabilities'}] + commands:
+        f.write(json.dumps(cmd) + '\n')
         f.flush()
         while True:
             reply = json.loads(f.readline())
             if 'return' in reply:
                 break
             if 'error' in reply:
-                raise RuntimeError(f'{cmd}: {reply["error"]}')
+                raise RuntimeError(f'{cmd["execute"]}: {reply["error"]}')
     s.close()
 
 

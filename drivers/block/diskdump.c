@@ -39,6 +39,8 @@
 #include <linux/kallsyms.h>
 #include <linux/kexec.h>
 #include <linux/memblock.h>
+#include <linux/memory.h>
+#include <linux/memory_hotplug.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/panic.h>
@@ -74,6 +76,11 @@ EXPORT_SYMBOL_GPL(diskdump_mode);
 int diskdump_cpu = -1;
 EXPORT_SYMBOL_GPL(diskdump_cpu);
 
+/*
+ * Serialises configuration.  The memory hotplug notifier takes it with
+ * device_hotplug_lock, mem_hotplug_lock and the CPU hotplug lock held:
+ * none of those may be taken under it.
+ */
 static DEFINE_MUTEX(diskdump_mutex);
 static LIST_HEAD(disk_dump_types);
 static LIST_HEAD(disk_dump_devices);
@@ -729,6 +736,22 @@ static __diskdump_text bool dd_hwpoisoned(unsigned long pfn)
 }
 
 /*
+ * A page a balloon or virtio-mem took back from the guest (logically
+ * offline), or one never accepted (a confidential guest's): reading it may
+ * fault or touch memory the hypervisor reclaimed.  makedumpfile leaves
+ * them out too, whatever the level.
+ */
+static __diskdump_text bool dd_not_backed(unsigned long pfn)
+{
+	struct page *page;
+
+	if (!pfn_valid(pfn))
+		return false;
+	page = pfn_to_page(pfn);
+	return PageOffline(page) || PageUnaccepted(page);
+}
+
+/*
  * Add to the dump bitmap the RAM pages that @level keeps and that are not
  * in it yet, in PFN order, until it holds @room pages; @n is how many it
  * holds now.  Poisoned pages are never chosen (and counted).  Return the
@@ -749,6 +772,8 @@ select_level(unsigned int level, unsigned long room, unsigned long n)
 				dds.hwpoison_pages++;
 				continue;
 			}
+			if (dd_not_backed(pfn))
+				continue;
 			skip = dd_excluded(pfn, level);
 			if (skip) {
 				pfn += skip - 1;
@@ -1318,80 +1343,172 @@ struct dd_ram_walk {
 	unsigned long max_pfn;
 };
 
+/* Add [start, end) to the walk's list, joined to the last range if it can. */
+static int add_online_range(struct dd_ram_walk *w, unsigned long start,
+			    unsigned long end)
+{
+	struct ram_range *last = w->nr_ram ? &w->ram[w->nr_ram - 1] : NULL;
+
+	if (last && last->end_pfn == start) {
+		last->end_pfn = end;
+	} else {
+		if (w->nr_ram == DISKDUMP_MAX_RAM_RANGES) {
+			pr_warn("more than %d RAM ranges: the dump leaves the rest out\n",
+				DISKDUMP_MAX_RAM_RANGES);
+			return 1;
+		}
+		w->ram[w->nr_ram].start_pfn = start;
+		w->ram[w->nr_ram].end_pfn = end;
+		w->nr_ram++;
+	}
+	w->nr_ram_pages += end - start;
+	w->max_pfn = max(w->max_pfn, end);
+	return 0;
+}
+
+/* Memory goes online and offline by sections; without SPARSEMEM, never. */
+#ifdef CONFIG_SPARSEMEM
+#define DD_ONLINE_STEP	PAGES_PER_SECTION
+#else
+#define DD_ONLINE_STEP	(1UL << (BITS_PER_LONG - 2))
+#endif
+
+/*
+ * A range of System RAM, without the memory sections that are offline:
+ * memory being hot-removed stays System RAM until it is gone, but after
+ * it went offline the dump must not read it.
+ */
 static int add_ram_range(unsigned long start_pfn, unsigned long nr_pages,
 			 void *arg)
 {
-	struct dd_ram_walk *w = arg;
+	unsigned long pfn, next, end = start_pfn + nr_pages;
+	int ret;
 
-	if (w->nr_ram == DISKDUMP_MAX_RAM_RANGES) {
-		pr_warn("more than %d RAM ranges: the dump leaves the rest out\n",
-			DISKDUMP_MAX_RAM_RANGES);
-		return 1;
+	for (pfn = start_pfn; pfn < end; pfn = next) {
+		next = min(end, ALIGN(pfn + 1, DD_ONLINE_STEP));
+		if (!pfn_to_online_page(pfn))
+			continue;
+		ret = add_online_range(arg, pfn, next);
+		if (ret)
+			return ret;
 	}
-	w->ram[w->nr_ram].start_pfn = start_pfn;
-	w->ram[w->nr_ram].end_pfn = start_pfn + nr_pages;
-	w->nr_ram++;
-	w->nr_ram_pages += nr_pages;
-	w->max_pfn = max(w->max_pfn, start_pfn + nr_pages);
 	return 0;
 }
 
 /*
- * Size the panic path's buffers to the RAM there is now, between
- * dd_config_begin() and dd_config_commit().  Everything is allocated
- * before anything in dd changes, so a failed allocation leaves the
- * configuration as it was (a bitmap that no longer covers all of RAM
- * must never be sealed by the checksum).
+ * The panic path's buffers for the RAM there is now, allocated but not yet
+ * in dd: a larger dump bitmap if RAM grew, and the first time the I/O,
+ * note and header buffers.
  */
-static int diskdump_prepare_buffers(void)
+struct dd_buffers {
+	struct dd_ram_walk walk;
+	unsigned long bitmap_blocks;
+	unsigned long *map;
+	void *io_buf;
+	void *note_buf;
+	struct diskdump_header *hdr;
+	size_t note_bytes;
+	bool clipped;
+};
+
+static struct dd_buffers dd_new;	/* under diskdump_mutex */
+
+/* Keep the walk to the PFNs below @limit (a bitmap that cannot grow). */
+static void dd_clip_walk(struct dd_ram_walk *w, unsigned long limit)
 {
-	static struct dd_ram_walk w;	/* under diskdump_mutex */
-	unsigned long blocks, *map = NULL;
-	void *io_buf = NULL, *note_buf = NULL;
-	struct diskdump_header *hdr = NULL;
-	size_t note_bytes = 0;
+	unsigned int i, n = 0;
 
-	memset(&w, 0, sizeof(w));
-	walk_system_ram_range(0, max_pfn, &w, add_ram_range);
-	blocks = DIV_ROUND_UP(w.max_pfn, PAGE_SIZE * BITS_PER_BYTE);
-	if (blocks > dd.dump_map_blocks) {
-		map = vzalloc(blocks * PAGE_SIZE);
-		if (!map)
-			return -ENOMEM;
+	w->nr_ram_pages = 0;
+	w->max_pfn = 0;
+	for (i = 0; i < w->nr_ram; i++) {
+		if (w->ram[i].start_pfn >= limit)
+			continue;
+		w->ram[n].start_pfn = w->ram[i].start_pfn;
+		w->ram[n].end_pfn = min(w->ram[i].end_pfn, limit);
+		w->nr_ram_pages += w->ram[n].end_pfn - w->ram[n].start_pfn;
+		w->max_pfn = w->ram[n].end_pfn;
+		n++;
 	}
-	if (!dd.io_buf) {
-		note_bytes = nr_cpu_ids * sizeof(note_buf_t) + VMCOREINFO_NOTE_SIZE;
-		note_bytes = round_up(note_bytes, PAGE_SIZE);
-		io_buf = vmalloc(DISKDUMP_IO_BLOCKS * PAGE_SIZE);
-		note_buf = vmalloc(note_bytes);
-		hdr = (void *)get_zeroed_page(GFP_KERNEL);
-		if (!io_buf || !note_buf || !hdr) {
-			vfree(io_buf);
-			vfree(note_buf);
-			free_page((unsigned long)hdr);
-			vfree(map);
-			return -ENOMEM;
+	w->nr_ram = n;
+}
+
+/*
+ * Walk RAM and allocate the buffers for it, under diskdump_mutex and
+ * outside dd_config_begin()/dd_config_commit(): nothing in dd changes
+ * here, so a panic meanwhile still dumps.  -ENOMEM if an allocation
+ * failed.  But if the buffers exist already and only a larger bitmap
+ * could not be had, @b holds the RAM list clipped to the bitmap there is
+ * (@b->clipped): installing it keeps memory that went offline out of the
+ * dump.
+ */
+static int dd_buffers_alloc(struct dd_buffers *b)
+{
+	memset(b, 0, sizeof(*b));
+	walk_system_ram_range(0, max_pfn, &b->walk, add_ram_range);
+	b->bitmap_blocks = DIV_ROUND_UP(b->walk.max_pfn,
+					PAGE_SIZE * BITS_PER_BYTE);
+	if (b->bitmap_blocks > dd.dump_map_blocks) {
+		b->map = vzalloc(b->bitmap_blocks * PAGE_SIZE);
+		if (!b->map && dd.io_buf) {
+			dd_clip_walk(&b->walk, dd.dump_map_blocks * PAGE_SIZE *
+					       BITS_PER_BYTE);
+			b->bitmap_blocks = DIV_ROUND_UP(b->walk.max_pfn,
+							PAGE_SIZE * BITS_PER_BYTE);
+			b->clipped = true;
+			return 0;
 		}
+		if (!b->map)
+			return -ENOMEM;
 	}
-
-	memcpy(dd.ram, w.ram, sizeof(dd.ram));
-	dd.nr_ram = w.nr_ram;
-	dd.nr_ram_pages = w.nr_ram_pages;
-	dd.max_pfn = w.max_pfn;
-	dd.bitmap_blocks = blocks;
-	if (map) {
-		vfree(dd.dump_map);
-		dd.dump_map = map;
-		dd.dump_map_blocks = blocks;
-	}
-	if (io_buf) {
-		dd.io_buf = io_buf;
-		dd.note_buf = note_buf;
-		dd.hdr = hdr;
-		dd.note_bytes = note_bytes;
-		dd.note_blocks = note_bytes / PAGE_SIZE;
+	if (dd.io_buf)
+		return 0;
+	b->note_bytes = nr_cpu_ids * sizeof(note_buf_t) + VMCOREINFO_NOTE_SIZE;
+	b->note_bytes = round_up(b->note_bytes, PAGE_SIZE);
+	b->io_buf = vmalloc(DISKDUMP_IO_BLOCKS * PAGE_SIZE);
+	b->note_buf = vmalloc(b->note_bytes);
+	b->hdr = (void *)get_zeroed_page(GFP_KERNEL);
+	if (!b->io_buf || !b->note_buf || !b->hdr) {
+		vfree(b->io_buf);
+		vfree(b->note_buf);
+		free_page((unsigned long)b->hdr);
+		vfree(b->map);
+		return -ENOMEM;
 	}
 	return 0;
+}
+
+/*
+ * Put @b in dd, between dd_config_begin() and dd_config_commit().  Return
+ * the bitmap it replaced, for vfree() after the commit.
+ */
+static unsigned long *dd_buffers_install(struct dd_buffers *b)
+{
+	unsigned long *old = NULL;
+
+	memcpy(dd.ram, b->walk.ram, sizeof(dd.ram));
+	dd.nr_ram = b->walk.nr_ram;
+	dd.nr_ram_pages = b->walk.nr_ram_pages;
+	dd.max_pfn = b->walk.max_pfn;
+	dd.bitmap_blocks = b->bitmap_blocks;
+	if (b->map) {
+		old = dd.dump_map;
+		dd.dump_map = b->map;
+		dd.dump_map_blocks = b->bitmap_blocks;
+	}
+	if (b->io_buf) {
+		dd.io_buf = b->io_buf;
+		dd.note_buf = b->note_buf;
+		dd.hdr = b->hdr;
+		dd.note_bytes = b->note_bytes;
+		dd.note_blocks = b->note_bytes / PAGE_SIZE;
+	}
+	return old;
+}
+
+/* Blocks a partition needs for the header, the notes and the bitmaps. */
+static unsigned long dd_min_blocks(void)
+{
+	return 1 + dd.note_blocks + 2 * dd.bitmap_blocks + 1;
 }
 
 static struct disk_dump_partition *find_partition(dev_t devt)
@@ -1598,6 +1715,7 @@ static int add_partition(dev_t devt)
 	struct disk_dump_partition *part;
 	struct disk_dump_device *dev;
 	struct block_device *bdev;
+	unsigned long *old_map;
 	struct file *file;
 	bool new_dev;
 	int ret;
@@ -1639,20 +1757,26 @@ static int add_partition(dev_t devt)
 	part->nr_sects = bdev_nr_sectors(bdev);
 	get_random_bytes(part->nonce, sizeof(part->nonce));
 
+	ret = dd_buffers_alloc(&dd_new);
+	if (!ret && dd_new.clipped)
+		ret = -ENOMEM;
+	if (ret)
+		goto out_part;
 	dd_config_begin();
-	ret = diskdump_prepare_buffers();
-	if (!ret && (bdev_logical_block_size(bdev) > PAGE_SIZE ||
-		     (part->nr_sects >> (PAGE_SHIFT - SECTOR_SHIFT)) <
-		     1 + dd.note_blocks + 2 * dd.bitmap_blocks + 1))
+	old_map = dd_buffers_install(&dd_new);
+	if (bdev_logical_block_size(bdev) > PAGE_SIZE ||
+	    (part->nr_sects >> (PAGE_SHIFT - SECTOR_SHIFT)) < dd_min_blocks()) {
 		ret = -ENOSPC;
-	if (!ret) {
+	} else {
 		if (new_dev)
 			list_add_tail(&dev->list, &disk_dump_devices);
 		list_add_tail(&part->list, &dev->partitions);
 	}
 	dd_config_commit();
+	vfree(old_map);
 	if (!ret)
 		return 0;
+out_part:
 	kfree(part);
 out_dev:
 	if (new_dev)
@@ -2115,10 +2239,67 @@ static const struct proc_ops diskdump_proc_ops = {
 	.proc_write	= diskdump_proc_write,
 };
 
+/* Say what a change of RAM did to the dump, and to the armed partitions. */
+static void dd_report_ram_change(unsigned long action, struct memory_notify *arg,
+				 bool clipped)
+{
+	struct disk_dump_device *dev;
+	struct disk_dump_partition *part;
+
+	pr_info("memory at PFN %#lx-%#lx went %s: the dump covers %lu pages of RAM\n",
+		arg->start_pfn, arg->start_pfn + arg->nr_pages - 1,
+		action == MEM_ONLINE ? "online" : "offline", dd.nr_ram_pages);
+	if (clipped)
+		pr_warn("no memory for a larger bitmap: RAM from PFN %#lx on is not in the dump\n",
+			dd.max_pfn);
+	list_for_each_entry(dev, &disk_dump_devices, list)
+		list_for_each_entry(part, &dev->partitions, list)
+			if (part_blocks(part) < dd_min_blocks())
+				pr_warn("%pg: too small for the header and bitmaps of this much RAM: a dump there will fail\n",
+					file_bdev(part->bdev_file));
+}
+
+/*
+ * Memory that came online or went offline after arming: walk RAM again
+ * and size the bitmaps to it.  If the larger bitmap cannot be had, the
+ * dump keeps to the RAM below what the bitmap there is covers, and says
+ * so.  Never takes mem_hotplug_lock, device_hotplug_lock or the CPU
+ * hotplug lock, which the caller holds: nothing under diskdump_mutex may.
+ */
+static int diskdump_memory_callback(struct notifier_block *nb,
+				    unsigned long action, void *data)
+{
+	unsigned long *old_map;
+	int ret;
+
+	if (action != MEM_ONLINE && action != MEM_OFFLINE)
+		return NOTIFY_OK;
+	mutex_lock(&diskdump_mutex);
+	if (list_empty(&disk_dump_devices))	/* arming walks RAM */
+		goto out;
+	ret = dd_buffers_alloc(&dd_new);
+	if (ret)
+		goto out;
+	dd_config_begin();
+	old_map = dd_buffers_install(&dd_new);
+	dd_config_commit();
+	vfree(old_map);
+	dd_report_ram_change(action, data, dd_new.clipped);
+out:
+	mutex_unlock(&diskdump_mutex);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block diskdump_memory_nb = {
+	.notifier_call = diskdump_memory_callback,
+};
+
 static int __init diskdump_init(void)
 {
 	if (!proc_create("diskdump", 0600, NULL, &diskdump_proc_ops))
 		return -ENOMEM;
+	if (register_memory_notifier(&diskdump_memory_nb))
+		pr_warn("no memory hotplug notifier: memory added later is not dumped\n");
 	mutex_lock(&diskdump_mutex);
 	dd.crc = diskdump_checksum();
 	mutex_unlock(&diskdump_mutex);
