@@ -1947,10 +1947,6 @@ static int diskdump_set_check(const char *arg)
 }
 
 /*
- * Make a fresh dump key and wrap it for the RSA public key @der (DER,
- * PKCS#1 RSAPublicKey).  Here, in process context, never at panic time.
- */
-/*
  * The public exponent of an RSA key: odd and at least 65537 (NIST SP
  * 800-56B).  With e = 1 "wrapping" the dump key would leave it in clear in
  * every dump header, and the crypto API takes any exponent.
@@ -1976,6 +1972,10 @@ static int dd_check_exponent(const u8 *der, unsigned int len)
 	return 0;
 }
 
+/*
+ * Make a fresh dump key and wrap it for the RSA public key @der (DER,
+ * PKCS#1 RSAPublicKey).  Here, in process context, never at panic time.
+ */
 static int dd_make_key(const u8 *der, unsigned int len, struct dd_key *k)
 {
 	struct crypto_akcipher *tfm;
