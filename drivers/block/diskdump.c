@@ -61,7 +61,7 @@
 #include <linux/vmcore_info.h>
 #include <asm/sections.h>
 
-#define DISKDUMP_MAX_RAM_RANGES	64
+#define DISKDUMP_MAX_RAM_RANGES	256
 #define DISKDUMP_IO_BLOCKS	256	/* blocks per rw_block call, at most */
 #define DISKDUMP_KEY_DER_MAX	600	/* an RSA-4096 RSAPublicKey is 526 bytes */
 #define DISKDUMP_CMD_MAX	(2 * DISKDUMP_KEY_DER_MAX + 16)	/* longest line */
@@ -736,19 +736,24 @@ static __diskdump_text bool dd_hwpoisoned(unsigned long pfn)
 }
 
 /*
- * A page a balloon or virtio-mem took back from the guest (logically
- * offline), or one never accepted (a confidential guest's): reading it may
- * fault or touch memory the hypervisor reclaimed.  makedumpfile leaves
- * them out too, whatever the level.
+ * Pages from @pfn on that are not backed: 1 for a page a balloon or
+ * virtio-mem took back from the guest (logically offline), a whole
+ * MAX_ORDER block for one never accepted by a confidential guest (only
+ * its first page is marked); 0 for a page that may be read.  Reading them
+ * may fault or touch memory the hypervisor reclaimed; makedumpfile leaves
+ * them out too, whatever the level.  (A block being accepted when its CPU
+ * was stopped is no longer marked: that window stays.)
  */
-static __diskdump_text bool dd_not_backed(unsigned long pfn)
+static __diskdump_text unsigned long dd_not_backed(unsigned long pfn)
 {
 	struct page *page;
 
 	if (!pfn_valid(pfn))
-		return false;
+		return 0;
 	page = pfn_to_page(pfn);
-	return PageOffline(page) || PageUnaccepted(page);
+	if (PageUnaccepted(page))
+		return MAX_ORDER_NR_PAGES;
+	return PageOffline(page) ? 1 : 0;
 }
 
 /*
@@ -772,9 +777,9 @@ select_level(unsigned int level, unsigned long room, unsigned long n)
 				dds.hwpoison_pages++;
 				continue;
 			}
-			if (dd_not_backed(pfn))
-				continue;
-			skip = dd_excluded(pfn, level);
+			skip = dd_not_backed(pfn);
+			if (!skip)
+				skip = dd_excluded(pfn, level);
 			if (skip) {
 				pfn += skip - 1;
 				continue;
@@ -1404,6 +1409,7 @@ struct dd_buffers {
 	struct dd_ram_walk walk;
 	unsigned long bitmap_blocks;
 	unsigned long *map;
+	unsigned long map_blocks;
 	void *io_buf;
 	void *note_buf;
 	struct diskdump_header *hdr;
@@ -1444,11 +1450,15 @@ static void dd_clip_walk(struct dd_ram_walk *w, unsigned long limit)
 static int dd_buffers_alloc(struct dd_buffers *b)
 {
 	memset(b, 0, sizeof(*b));
-	walk_system_ram_range(0, max_pfn, &b->walk, add_ram_range);
+	/* to the end of iomem: not every architecture raises max_pfn */
+	walk_system_ram_range(0, PHYS_PFN(iomem_resource.end), &b->walk,
+			      add_ram_range);
 	b->bitmap_blocks = DIV_ROUND_UP(b->walk.max_pfn,
 					PAGE_SIZE * BITS_PER_BYTE);
 	if (b->bitmap_blocks > dd.dump_map_blocks) {
-		b->map = vzalloc(b->bitmap_blocks * PAGE_SIZE);
+		/* doubling: hot-adding a block at a time reallocates rarely */
+		b->map_blocks = roundup_pow_of_two(b->bitmap_blocks);
+		b->map = vzalloc(b->map_blocks * PAGE_SIZE);
 		if (!b->map && dd.io_buf) {
 			dd_clip_walk(&b->walk, dd.dump_map_blocks * PAGE_SIZE *
 					       BITS_PER_BYTE);
@@ -1493,7 +1503,7 @@ static unsigned long *dd_buffers_install(struct dd_buffers *b)
 	if (b->map) {
 		old = dd.dump_map;
 		dd.dump_map = b->map;
-		dd.dump_map_blocks = b->bitmap_blocks;
+		dd.dump_map_blocks = b->map_blocks;
 	}
 	if (b->io_buf) {
 		dd.io_buf = b->io_buf;
@@ -1503,6 +1513,16 @@ static unsigned long *dd_buffers_install(struct dd_buffers *b)
 		dd.note_blocks = b->note_bytes / PAGE_SIZE;
 	}
 	return old;
+}
+
+/*
+ * Free the bitmap dd_buffers_install() replaced, unless a panic has begun:
+ * a panic on a CPU that failed to stop this one may still be using it.
+ */
+static void dd_free_old_map(unsigned long *old_map)
+{
+	if (!atomic_read(&diskdump_entered))
+		vfree(old_map);
 }
 
 /* Blocks a partition needs for the header, the notes and the bitmaps. */
@@ -1773,7 +1793,7 @@ static int add_partition(dev_t devt)
 		list_add_tail(&part->list, &dev->partitions);
 	}
 	dd_config_commit();
-	vfree(old_map);
+	dd_free_old_map(old_map);
 	if (!ret)
 		return 0;
 out_part:
@@ -2272,7 +2292,9 @@ static int diskdump_memory_callback(struct notifier_block *nb,
 	unsigned long *old_map;
 	int ret;
 
-	if (action != MEM_ONLINE && action != MEM_OFFLINE)
+	/* MEM_FINISH_OFFLINE: memmap-on-memory sections go offline last */
+	if (action != MEM_ONLINE && action != MEM_OFFLINE &&
+	    action != MEM_FINISH_OFFLINE)
 		return NOTIFY_OK;
 	mutex_lock(&diskdump_mutex);
 	if (list_empty(&disk_dump_devices))	/* arming walks RAM */
@@ -2283,7 +2305,7 @@ static int diskdump_memory_callback(struct notifier_block *nb,
 	dd_config_begin();
 	old_map = dd_buffers_install(&dd_new);
 	dd_config_commit();
-	vfree(old_map);
+	dd_free_old_map(old_map);
 	dd_report_ram_change(action, data, dd_new.clipped);
 out:
 	mutex_unlock(&diskdump_mutex);
