@@ -366,6 +366,49 @@ static void dd_test_fmt_every_sector(struct kunit *test)
 	}
 }
 
+/* Adjacent online chunks join into one range; a gap starts a new one. */
+static void dd_test_online_ranges(struct kunit *test)
+{
+	struct dd_ram_walk *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	KUNIT_EXPECT_EQ(test, add_online_range(w, 16, 100), 0);
+	KUNIT_EXPECT_EQ(test, add_online_range(w, 100, 300), 0);
+	KUNIT_EXPECT_EQ(test, add_online_range(w, 400, 500), 0);
+	KUNIT_EXPECT_EQ(test, w->nr_ram, 2U);
+	KUNIT_EXPECT_EQ(test, w->ram[0].start_pfn, 16UL);
+	KUNIT_EXPECT_EQ(test, w->ram[0].end_pfn, 300UL);
+	KUNIT_EXPECT_EQ(test, w->ram[1].start_pfn, 400UL);
+	KUNIT_EXPECT_EQ(test, w->nr_ram_pages, 384UL);
+	KUNIT_EXPECT_EQ(test, w->max_pfn, 500UL);
+	/* past the last slot the walk stops, and says so */
+	for (i = w->nr_ram; i < DISKDUMP_MAX_RAM_RANGES; i++)
+		KUNIT_EXPECT_EQ(test, add_online_range(w, 1000 + 2 * i, 1001 + 2 * i), 0);
+	KUNIT_EXPECT_EQ(test, add_online_range(w, 5000, 5001), 1);
+	KUNIT_EXPECT_EQ(test, w->nr_ram, (unsigned int)DISKDUMP_MAX_RAM_RANGES);
+}
+
+/* A bitmap that cannot grow: the RAM list keeps to the PFNs it covers. */
+static void dd_test_clip_walk(struct kunit *test)
+{
+	struct dd_ram_walk *w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	add_online_range(w, 0, 100);
+	add_online_range(w, 200, 300);
+	add_online_range(w, 400, 500);
+	dd_clip_walk(w, 250);
+	KUNIT_EXPECT_EQ(test, w->nr_ram, 2U);
+	KUNIT_EXPECT_EQ(test, w->ram[1].start_pfn, 200UL);
+	KUNIT_EXPECT_EQ(test, w->ram[1].end_pfn, 250UL);
+	KUNIT_EXPECT_EQ(test, w->nr_ram_pages, 150UL);
+	KUNIT_EXPECT_EQ(test, w->max_pfn, 250UL);
+	dd_clip_walk(w, 200);
+	KUNIT_EXPECT_EQ(test, w->nr_ram, 1U);
+	KUNIT_EXPECT_EQ(test, w->max_pfn, 100UL);
+}
+
 static struct kunit_case diskdump_test_cases[] = {
 	KUNIT_CASE(dd_test_mode_is_per_cpu),
 	KUNIT_CASE(dd_test_mode_off_uses_wheel),
@@ -380,6 +423,8 @@ static struct kunit_case diskdump_test_cases[] = {
 	KUNIT_CASE(dd_test_checksum_sees_corruption),
 	KUNIT_CASE(dd_test_fmt_block),
 	KUNIT_CASE(dd_test_fmt_every_sector),
+	KUNIT_CASE(dd_test_online_ranges),
+	KUNIT_CASE(dd_test_clip_walk),
 	{}
 };
 
