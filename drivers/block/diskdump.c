@@ -683,16 +683,15 @@ static __diskdump_text struct page *dd_head_page(struct page *page)
  * struct pages, and @pfn's own memory for the zero test, never through a
  * pointer taken from them.  The classes are makedumpfile's -d bits.
  */
-static __diskdump_text unsigned long dd_excluded(unsigned long pfn,
-						 unsigned int level)
+static __diskdump_text unsigned long
+dd_excluded(unsigned long pfn, struct page *page, unsigned int level)
 {
-	struct page *page, *head;
+	struct page *head;
 	unsigned long mapping, flags;
 	bool anon, cache;
 
-	if (!level || !pfn_valid(pfn))
+	if (!level)
 		return 0;
-	page = pfn_to_page(pfn);
 	if ((level & DISKDUMP_EXCLUDE_FREE) && PageBuddy(page))
 		return 1UL << min_t(unsigned long, page_private(page), MAX_PAGE_ORDER);
 	head = dd_head_page(page);
@@ -722,13 +721,12 @@ static __diskdump_text unsigned long dd_excluded(unsigned long pfn,
  * a machine check, so it is never read, whatever the dump level.  A
  * hugetlb page carries the mark on its head for all its pages.
  */
-static __diskdump_text bool dd_hwpoisoned(unsigned long pfn)
+static __diskdump_text bool dd_hwpoisoned(struct page *page)
 {
-	struct page *page, *head;
+	struct page *head;
 
-	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE) || !pfn_valid(pfn))
+	if (!IS_ENABLED(CONFIG_MEMORY_FAILURE))
 		return false;
-	page = pfn_to_page(pfn);
 	if (PageHWPoison(page))
 		return true;
 	head = dd_head_page(page);
@@ -744,13 +742,8 @@ static __diskdump_text bool dd_hwpoisoned(unsigned long pfn)
  * them out too, whatever the level.  (A block being accepted when its CPU
  * was stopped is no longer marked: that window stays.)
  */
-static __diskdump_text unsigned long dd_not_backed(unsigned long pfn)
+static __diskdump_text unsigned long dd_not_backed(struct page *page)
 {
-	struct page *page;
-
-	if (!pfn_valid(pfn))
-		return 0;
-	page = pfn_to_page(pfn);
 	if (PageUnaccepted(page))
 		return MAX_ORDER_NR_PAGES;
 	return PageOffline(page) ? 1 : 0;
@@ -766,6 +759,7 @@ static __diskdump_text unsigned long
 select_level(unsigned int level, unsigned long room, unsigned long n)
 {
 	unsigned long pfn, skip;
+	struct page *page;
 	unsigned int i;
 
 	for (i = 0; i < dd.nr_ram && n < room; i++) {
@@ -773,13 +767,13 @@ select_level(unsigned int level, unsigned long room, unsigned long n)
 		     pfn < dd.ram[i].end_pfn && n < room; pfn++) {
 			if (test_bit(pfn, dd.dump_map))
 				continue;
-			if (dd_hwpoisoned(pfn)) {
+			/* without a struct page to judge it by, keep it */
+			page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
+			if (page && dd_hwpoisoned(page)) {
 				dds.hwpoison_pages++;
 				continue;
 			}
-			skip = dd_not_backed(pfn);
-			if (!skip)
-				skip = dd_excluded(pfn, level);
+			skip = page ? dd_not_backed(page) ?: dd_excluded(pfn, page, level) : 0;
 			if (skip) {
 				pfn += skip - 1;
 				continue;
