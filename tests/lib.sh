@@ -137,6 +137,11 @@ expect_log() {
 	grep -Eq "$2" "$1" || { tail -30 "$1" >&2; fail "$3: /$2/ not in $(basename "$1")"; }
 }
 
+# expect_line FILE LINE WHAT: FILE has LINE, whole.
+expect_line() {
+	grep -qxF "$2" "$1" 2>/dev/null || { cat "$1" >&2; fail "$3: '$2' not in $(basename "$1")"; }
+}
+
 # dump_scenario APPEND...: the common path.  A fresh 300 MiB dump disk
 # behind the lsi53c895a, boot, crash, reboot, savecore; then the saved dump
 # is extracted and checked.

@@ -25,9 +25,10 @@ expect_log "$log" "diskdump: sda2 is not formatted for diskdump \(block 0, byte 
 	"sda2 (ext4) was not refused at arming"
 expect_log "$log" "diskdump: sda3 has diskdump format version 1: run diskdumpfmt on it again" \
 	"sda3 (format version 1) was not refused at arming"
-for d in sda1 sda2 sda3; do expect_log "$log" "GUEST: add /dev/$d refused" "/dev/$d was armed"; done
-expect_log "$log" "GUEST: armed /dev/sda4" "sda4 was not armed"
-expect_log "$log" "GUEST: mounted /dev/sda2 after the refusal" "the refused sda2 is still held"
+arm=$WORK/out/arm.txt
+for d in sda1 sda2 sda3; do expect_line "$arm" "add /dev/$d refused" "/dev/$d was armed"; done
+expect_line "$arm" "armed /dev/sda4" "sda4 was not armed"
+expect_line "$arm" "mounted /dev/sda2 after the refusal" "the refused sda2 is still held"
 grep -Eq '^sda[123] ' "$WORK/out/proc-diskdump.txt" && fail "/proc/diskdump lists a refused partition"
 grep -q "trying partition 8:[123] " "$log" && fail "a refused partition was tried at panic"
 check_saved_dump "sysrq triggered crash" 1

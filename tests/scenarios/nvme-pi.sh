@@ -54,8 +54,8 @@ expect_log "$log" "nvme0n2: 8 bytes of metadata per block that are not protectio
 	"the namespace with metadata and no PI was not refused with its reason"
 expect_log "$log" "diskdump: /dev/nvme0n2p1: its driver cannot write a dump to this disk" \
 	"arming nvme0n2p1 did not fail with a clear message"
-expect_log "$log" "GUEST: add /dev/nvme0n2p1 refused" "nvme0n2p1 was armed"
-expect_log "$log" "GUEST: armed /dev/nvme0n1p1" "nvme0n1p1 (PI, separate metadata) was not armed"
+expect_line "$WORK/out/arm.txt" "add /dev/nvme0n2p1 refused" "nvme0n2p1 was armed"
+expect_line "$WORK/out/arm.txt" "armed /dev/nvme0n1p1" "nvme0n1p1 (PI, separate metadata) was not armed"
 check_readers "sysrq triggered crash" ddpattern 1 "__handle_sysrq|sysrq_handle_crash"
 note "separate metadata: dump saved through PI checks; nvme0n2 (metadata, no PI) refused and unchanged"
 
