@@ -5,6 +5,12 @@
 # scenario and a closing "scenarios: N passed, N failed".
 # A scenario that passes keeps its logs but not its disk images and dumps
 # (about 1 GiB each); KEEP=1 keeps them.  A failed one keeps everything.
+#
+# SCENARIO_JOBS scenarios run at once (default: the number of CPUs, at most
+# 2).  A single-CPU TCG guest keeps one host CPU busy, and a scenario spends
+# much of its time in one guest, so two at a time nearly halve the run on
+# two cores.  Every scenario keeps its files, sockets and QEMU in its own
+# WORK, and prints its lines in one block when it ends.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -12,25 +18,59 @@ cd "$top"
 : "${VMLINUX:=$top/build/obj/vmlinux}"
 : "${INITRD:=$top/build/initramfs.cpio.gz}"
 export KERNEL VMLINUX INITRD
+jobs=${SCENARIO_JOBS:-$(nproc)}
+[ "$jobs" -ge 1 ] 2>/dev/null || jobs=1
+[ -n "${SCENARIO_JOBS:-}" ] || [ "$jobs" -le 2 ] || jobs=2
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
 	for f in tests/scenarios/*.sh; do names+=("$(basename "$f" .sh)"); done
 fi
+status=$top/build/test/.status
+rm -rf "$status"
+mkdir -p "$status"
+
+# run_one NAME: run a scenario, then print its block under a lock and
+# leave PASS or FAIL in $status/NAME.
+run_one() {
+	local n=$1 start=$SECONDS work=$top/build/test/$1 r
+	rm -rf "$work"
+	mkdir -p "$work"
+	if WORK=$work bash -c "source tests/lib.sh; source tests/scenarios/$n.sh" >"$work/result.txt" 2>&1; then
+		r="PASS $n ($((SECONDS - start))s)"
+		[ "${KEEP:-0}" = 1 ] || find "$work" -type f -size +1M -delete
+	else
+		r="FAIL $n ($((SECONDS - start))s); logs in $work"
+	fi
+	{
+		flock 9
+		echo "--- scenario $n"
+		cat "$work/result.txt"
+		echo "$r"
+	} 9>"$status/.lock"
+	echo "${r%% *}" >"$status/$n"
+}
+
+running=0
+for n in "${names[@]}"; do
+	if [ ! -f "tests/scenarios/$n.sh" ]; then
+		echo "no scenario $n" >&2
+		echo FAIL >"$status/$n"
+		continue
+	fi
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n
+		running=$((running - 1))
+	fi
+	run_one "$n" &
+	running=$((running + 1))
+done
+wait
+
 pass=0 failed=0 failures=""
 for n in "${names[@]}"; do
-	f=tests/scenarios/$n.sh
-	[ -f "$f" ] || { echo "no scenario $n" >&2; failed=$((failed + 1)); continue; }
-	export WORK=$top/build/test/$n
-	rm -rf "$WORK"
-	mkdir -p "$WORK"
-	start=$SECONDS
-	echo "--- scenario $n"
-	if bash -c "source tests/lib.sh; source $f" 2>&1 | tee "$WORK/result.txt"; then
-		echo "PASS $n ($((SECONDS - start))s)"
+	if [ "$(cat "$status/$n" 2>/dev/null)" = PASS ]; then
 		pass=$((pass + 1))
-		[ "${KEEP:-0}" = 1 ] || find "$WORK" -type f -size +1M -delete
 	else
-		echo "FAIL $n ($((SECONDS - start))s); logs in $WORK"
 		failed=$((failed + 1))
 		failures="$failures $n"
 	fi
