@@ -32,11 +32,17 @@ if [ "$free" -lt "$need" ] && [ ! -d build/obj ]; then
 	exit 1
 fi
 
+# The readers' chroot is mostly download and unpack: make it while the
+# kernel builds.
+scripts/trixie-tools.sh >"$log/readers.txt" 2>&1 &
+readers=$!
+
 step "kernel"
 t=$SECONDS
 if ! make -s kernel >"$log/kernel.txt" 2>&1; then
 	tail -40 "$log/kernel.txt"
 	echo "check: the kernel does not build"
+	kill $readers 2>/dev/null
 	echo "$passed passed, $((failed + 1)) failed"
 	exit 1
 fi
@@ -64,7 +70,7 @@ LINT_SERIES_BUILD=${LINT_SERIES_BUILD:-0} scripts/lint.sh build/src build/obj 2>
 count "$log/lint.txt" lint
 
 step "Debian 13's dump readers (debootstrap once, cached in build/)"
-if ! scripts/trixie-tools.sh >"$log/readers.txt" 2>&1; then
+if ! wait $readers; then
 	cat "$log/readers.txt"
 	echo "check: no Debian 13 readers chroot; the scenarios that read dumps will fail"
 fi
