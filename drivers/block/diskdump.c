@@ -23,7 +23,10 @@
 #include <crypto/chacha.h>
 #include <crypto/internal/rsa.h>
 #include <crypto/poly1305.h>
+#include <crypto/public_key.h>
 #include <crypto/sha2.h>
+#include <keys/asymmetric-type.h>
+#include <keys/system_keyring.h>
 #include <linux/blkdev.h>
 #include <linux/crash_core.h>
 #include <linux/crc32.h>
@@ -38,6 +41,7 @@
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
 #include <linux/kexec.h>
+#include <linux/key.h>
 #include <linux/memblock.h>
 #include <linux/memory.h>
 #include <linux/memory_hotplug.h>
@@ -64,7 +68,8 @@
 #define DISKDUMP_MAX_RAM_RANGES	256
 #define DISKDUMP_IO_BLOCKS	256	/* blocks per rw_block call, at most */
 #define DISKDUMP_KEY_DER_MAX	600	/* an RSA-4096 RSAPublicKey is 526 bytes */
-#define DISKDUMP_CMD_MAX	(2 * DISKDUMP_KEY_DER_MAX + 16)	/* longest line */
+#define DISKDUMP_CERT_DER_MAX	4096	/* an X.509 certificate */
+#define DISKDUMP_CMD_MAX	(2 * DISKDUMP_CERT_DER_MAX + 16)	/* longest line */
 #define DISKDUMP_MAX_TIMER_RUNS	16	/* timer callbacks per poll, at most */
 #define DISKDUMP_WHEEL_TRIES	100	/* a timer wheel's lock: 1 us apart */
 
@@ -92,6 +97,7 @@ static atomic_t diskdump_entered = ATOMIC_INIT(0);
 /* The key of encrypted dumps, made when the admin gives a public key. */
 struct dd_key {
 	bool on;
+	bool trusted;		/* from a certificate the kernel trusts */
 	u32 key[DISKDUMP_KEY_SIZE / sizeof(u32)];	/* the ChaCha20 key */
 	u8 key_id[DISKDUMP_KEY_ID_SIZE];
 	u8 wrapped[DISKDUMP_WRAPPED_MAX];
@@ -457,6 +463,12 @@ static __diskdump_text unsigned int io_blocks(struct disk_dump_partition *part)
 static __diskdump_text bool dd_encrypting(void)
 {
 	return IS_ENABLED(CONFIG_DISKDUMP_ENCRYPT) && dd.key.on;
+}
+
+/* Dumps are encrypted for a key that came in a trusted certificate. */
+static __diskdump_text bool dd_key_trusted(void)
+{
+	return dd_encrypting() && dd.key.trusted;
 }
 
 /* ChaCha20 state for partition block @block: counter 0, block, nonce. */
@@ -1211,11 +1223,12 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 		return true;
 	/*
 	 * Lockdown may have been raised since the partitions were armed in
-	 * clear.  Only the lockdown LSM's level is read here: other LSMs'
-	 * hooks may take locks or allocate.
+	 * clear or with a key no trusted key vouches for.  Only the lockdown
+	 * LSM's level is read here: other LSMs' hooks may take locks or
+	 * allocate.
 	 */
-	if (!dd_encrypting() && lockdown_reached(LOCKDOWN_DISKDUMP)) {
-		pr_emerg("kernel lockdown forbids an unencrypted dump: not dumping\n");
+	if (!dd_key_trusted() && lockdown_reached(LOCKDOWN_DISKDUMP)) {
+		pr_emerg("kernel lockdown forbids a dump not encrypted for a trusted key: not dumping\n");
 		return true;
 	}
 
@@ -1737,10 +1750,11 @@ static int add_partition(dev_t devt)
 	if (find_partition(devt))
 		return -EEXIST;
 	/*
-	 * An unencrypted dump would put all of memory, in clear, on a disk:
-	 * not under lockdown=confidentiality.
+	 * An unencrypted dump would put all of memory, in clear, on a disk,
+	 * and root could read it with a key of its own: under
+	 * lockdown=confidentiality only a key from a trusted certificate.
 	 */
-	if (!dd_encrypting()) {
+	if (!dd_key_trusted()) {
 		ret = security_locked_down(LOCKDOWN_DISKDUMP);
 		if (ret)
 			return ret;
@@ -1965,7 +1979,7 @@ static int diskdump_set_check(const char *arg)
  * 800-56B).  With e = 1 "wrapping" the dump key would leave it in clear in
  * every dump header, and the crypto API takes any exponent.
  */
-static int dd_check_exponent(const u8 *der, unsigned int len)
+static int dd_check_exponent(const char *cmd, const u8 *der, unsigned int len)
 {
 	struct rsa_key raw = {};
 	size_t i;
@@ -1979,8 +1993,8 @@ static int dd_check_exponent(const u8 *der, unsigned int len)
 		e = e << 8 | raw.e[i];
 	}
 	if (e < 65537 || !(e & 1)) {
-		pr_err("key: RSA public exponent %llu; an odd exponent of at least 65537 is needed\n",
-		       e);
+		pr_err("%s: RSA public exponent %llu; an odd exponent of at least 65537 is needed\n",
+		       cmd, e);
 		return -EINVAL;
 	}
 	return 0;
@@ -1988,9 +2002,11 @@ static int dd_check_exponent(const u8 *der, unsigned int len)
 
 /*
  * Make a fresh dump key and wrap it for the RSA public key @der (DER,
- * PKCS#1 RSAPublicKey).  Here, in process context, never at panic time.
+ * PKCS#1 RSAPublicKey), which came with the command @cmd.  Here, in
+ * process context, never at panic time.
  */
-static int dd_make_key(const u8 *der, unsigned int len, struct dd_key *k)
+static int dd_make_key(const char *cmd, const u8 *der, unsigned int len,
+		       struct dd_key *k)
 {
 	struct crypto_akcipher *tfm;
 	unsigned int size;
@@ -1998,22 +2014,22 @@ static int dd_make_key(const u8 *der, unsigned int len, struct dd_key *k)
 
 	tfm = crypto_alloc_akcipher("pkcs1pad(rsa)", 0, 0);
 	if (IS_ERR(tfm)) {
-		pr_err("key: no RSA in this kernel (%ld)\n", PTR_ERR(tfm));
+		pr_err("%s: no RSA in this kernel (%ld)\n", cmd, PTR_ERR(tfm));
 		return PTR_ERR(tfm);
 	}
 	ret = crypto_akcipher_set_pub_key(tfm, der, len);
 	if (ret) {
-		pr_err("key: not an RSA public key in DER, PKCS#1 RSAPublicKey form (%d)\n",
-		       ret);
+		pr_err("%s: not an RSA public key in DER, PKCS#1 RSAPublicKey form (%d)\n",
+		       cmd, ret);
 		goto out;
 	}
-	ret = dd_check_exponent(der, len);
+	ret = dd_check_exponent(cmd, der, len);
 	if (ret)
 		goto out;
 	size = crypto_akcipher_maxsize(tfm);
 	if (size < 256 || size > DISKDUMP_WRAPPED_MAX) {
-		pr_err("key: a %u-bit RSA key; 2048 to 4096 bits are supported\n",
-		       size * BITS_PER_BYTE);
+		pr_err("%s: a %u-bit RSA key; 2048 to 4096 bits are supported\n",
+		       cmd, size * BITS_PER_BYTE);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -2022,7 +2038,7 @@ static int dd_make_key(const u8 *der, unsigned int len, struct dd_key *k)
 		ret = crypto_akcipher_sync_encrypt(tfm, k->key, sizeof(k->key),
 						   k->wrapped, size);
 	if (ret) {
-		pr_err("key: cannot wrap the dump key (%d)\n", ret);
+		pr_err("%s: cannot wrap the dump key (%d)\n", cmd, ret);
 		goto out;
 	}
 	k->wrapped_size = size;
@@ -2039,8 +2055,12 @@ static int dd_install_key(const struct dd_key *k)
 	int ret = 0;
 
 	mutex_lock(&diskdump_mutex);
-	/* Without a key the armed partitions would take dumps in clear. */
-	if (!k && !list_empty(&disk_dump_devices))
+	/*
+	 * Without a key the armed partitions would take dumps in clear; an
+	 * untrusted key is checked again here, as lockdown may have been
+	 * raised since the "key" command asked.
+	 */
+	if ((!k && !list_empty(&disk_dump_devices)) || (k && !k->trusted))
 		ret = security_locked_down(LOCKDOWN_DISKDUMP);
 	if (!ret) {
 		dd_config_begin();
@@ -2054,32 +2074,165 @@ static int dd_install_key(const struct dd_key *k)
 	return ret;
 }
 
+#ifdef CONFIG_DISKDUMP_ENCRYPT
 /*
- * "key HEX": encrypt dumps for the RSA public key whose DER form is HEX;
+ * The keyring that vets dump certificates.  It links a certificate only
+ * if a key in the kernel's builtin or secondary trusted keyring signed it
+ * (or it is one of those keys), as kexec_file and module signatures are
+ * vetted.  A certificate stays in it just long enough to be checked.
+ */
+static struct key *dd_keyring;
+static DEFINE_MUTEX(dd_cert_mutex);	/* one certificate in it at a time */
+
+static int __init dd_keyring_init(void)
+{
+	struct key_restriction *r;
+	int ret;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	r->check = restrict_link_by_builtin_and_secondary_trusted;
+	dd_keyring = keyring_alloc(".diskdump", GLOBAL_ROOT_UID, GLOBAL_ROOT_GID,
+				   current_cred(),
+				   (KEY_POS_ALL & ~KEY_POS_SETATTR) |
+				   KEY_USR_VIEW | KEY_USR_READ | KEY_USR_SEARCH,
+				   KEY_ALLOC_NOT_IN_QUOTA | KEY_ALLOC_SET_KEEP,
+				   r, NULL);
+	if (IS_ERR(dd_keyring)) {
+		ret = PTR_ERR(dd_keyring);
+		dd_keyring = NULL;
+		kfree(r);
+		return ret;
+	}
+	return 0;
+}
+
+/* Why the .diskdump keyring refused a certificate, as far as @err tells. */
+static void dd_cert_error(int err)
+{
+	switch (err) {
+	case -ENOKEY:
+		pr_err("cert: not signed by a key in the kernel's trusted keyrings\n");
+		break;
+	case -EKEYREJECTED:
+		pr_err("cert: its signature does not verify, or it is blacklisted\n");
+		break;
+	case -EBADMSG:
+	case -EINVAL:
+		pr_err("cert: malformed, or its signature does not verify (%d)\n", err);
+		break;
+	case -ENOPKG:
+		pr_err("cert: its key or signature algorithm is not built into this kernel\n");
+		break;
+	default:
+		pr_err("cert: the .diskdump keyring refused it (%d)\n", err);
+	}
+}
+
+/*
+ * Make a dump key for the RSA key in the X.509 certificate @der, if the
+ * .diskdump keyring accepts the certificate.
+ */
+static int dd_cert_key(const u8 *der, unsigned int len, struct dd_key *k)
+{
+	const struct public_key *pk;
+	struct key *key;
+	key_ref_t kref;
+	int ret;
+
+	if (!dd_keyring) {
+		pr_err("cert: no .diskdump keyring to check certificates with\n");
+		return -ENOKEY;
+	}
+	mutex_lock(&dd_cert_mutex);
+	kref = key_create_or_update(make_key_ref(dd_keyring, true), "asymmetric",
+				    NULL, der, len, KEY_POS_VIEW | KEY_USR_VIEW,
+				    KEY_ALLOC_NOT_IN_QUOTA);
+	if (IS_ERR(kref)) {
+		mutex_unlock(&dd_cert_mutex);
+		dd_cert_error(PTR_ERR(kref));
+		return PTR_ERR(kref);
+	}
+	key = key_ref_to_ptr(kref);
+	pk = asymmetric_key_public_key(key);
+	if (!pk || strcmp(pk->pkey_algo, "rsa")) {
+		pr_err("cert: '%s' does not hold an RSA key\n", key->description);
+		ret = -EINVAL;
+	} else if (test_bit(KEY_EFLAG_CA, &pk->key_eflags) ||
+		   test_bit(KEY_EFLAG_KEYCERTSIGN, &pk->key_eflags)) {
+		/* a key that signs certificates should not also read dumps */
+		pr_err("cert: '%s' is a CA certificate, not a dump key's\n",
+		       key->description);
+		ret = -EINVAL;
+	} else {
+		ret = dd_make_key("cert", pk->key, pk->keylen, k);
+	}
+	if (!ret) {
+		k->trusted = true;
+		pr_info("cert: '%s' is signed by a trusted key\n", key->description);
+	}
+	if (key_unlink(dd_keyring, key))
+		pr_warn("cert: '%s' stays in the .diskdump keyring\n", key->description);
+	mutex_unlock(&dd_cert_mutex);
+	key_put(key);
+	return ret;
+}
+#else
+static int __init dd_keyring_init(void)
+{
+	return 0;
+}
+
+static int dd_cert_key(const u8 *der, unsigned int len, struct dd_key *k)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
+/* "key none": stop encrypting, unless that would leave lockdown unmet. */
+static int diskdump_drop_key(void)
+{
+	int ret = dd_install_key(NULL);
+
+	if (ret)
+		pr_err("key none: kernel lockdown forbids crash dumps not encrypted for a trusted key while partitions are armed\n");
+	else
+		pr_info("dumps are not encrypted\n");
+	return ret;
+}
+
+/*
+ * "key HEX": encrypt dumps for the RSA public key whose DER form (PKCS#1
+ * RSAPublicKey) is HEX; not under lockdown, where root could read every
+ * dump with a key of its own.
+ * "cert HEX": for the RSA key of the X.509 certificate whose DER form is
+ * HEX, if a key in the kernel's trusted keyrings signed it.
  * "key none": stop encrypting.
  */
-static int diskdump_set_key(const char *arg)
+static int diskdump_set_key(const char *cmd, const char *arg)
 {
+	bool cert = !strcmp(cmd, "cert");
+	size_t max = cert ? DISKDUMP_CERT_DER_MAX : DISKDUMP_KEY_DER_MAX;
 	size_t len = strlen(arg) / 2;
 	struct dd_key *k;
 	u8 *der;
 	int ret;
 
 	if (!IS_ENABLED(CONFIG_DISKDUMP_ENCRYPT)) {
-		pr_err("key: this kernel has no encrypted dumps (CONFIG_DISKDUMP_ENCRYPT)\n");
+		pr_err("%s: this kernel has no encrypted dumps (CONFIG_DISKDUMP_ENCRYPT)\n",
+		       cmd);
 		return -EOPNOTSUPP;
 	}
-	if (!strcmp(arg, "none")) {
-		ret = dd_install_key(NULL);
-		if (ret)
-			pr_err("key none: kernel lockdown forbids unencrypted crash dumps while partitions are armed\n");
-		else
-			pr_info("dumps are not encrypted\n");
-		return ret;
+	if (!cert && !strcmp(arg, "none"))
+		return diskdump_drop_key();
+	if (!cert && security_locked_down(LOCKDOWN_DISKDUMP)) {
+		pr_err("key: under kernel lockdown only a key in a certificate signed by a trusted key is taken: use 'cert HEX'\n");
+		return -EPERM;
 	}
-	if (strlen(arg) % 2 || len > DISKDUMP_KEY_DER_MAX) {
-		pr_err("key: give the RSA public key as hex of its DER form, at most %u bytes\n",
-		       DISKDUMP_KEY_DER_MAX);
+	if (strlen(arg) % 2 || len > max) {
+		pr_err("%s: give the %s as hex of its DER form, at most %zu bytes\n",
+		       cmd, cert ? "X.509 certificate" : "RSA public key", max);
 		return -EINVAL;
 	}
 	k = kzalloc(sizeof(*k), GFP_KERNEL);
@@ -2087,16 +2240,22 @@ static int diskdump_set_key(const char *arg)
 	if (!k || !der) {
 		ret = -ENOMEM;
 	} else if (hex2bin(der, arg, len)) {
-		pr_err("key: not hex\n");
+		pr_err("%s: not hex\n", cmd);
 		ret = -EINVAL;
+	} else if (cert) {
+		ret = dd_cert_key(der, len, k);
 	} else {
-		ret = dd_make_key(der, len, k);
+		ret = dd_make_key(cmd, der, len, k);
+	}
+	if (!ret) {
+		ret = dd_install_key(k);
+		if (ret)
+			pr_err("key: kernel lockdown was raised meanwhile: use 'cert HEX'\n");
 	}
 	if (!ret)
-		ret = dd_install_key(k);
-	if (!ret)
-		pr_info("dumps encrypted for the RSA-%u key sha256:%*phN\n",
-			k->wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE, k->key_id);
+		pr_info("dumps encrypted for the RSA-%u key sha256:%*phN%s\n",
+			k->wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE, k->key_id,
+			k->trusted ? ", from a trusted certificate" : "");
 	kfree(der);
 	kfree_sensitive(k);
 	return ret;
@@ -2113,7 +2272,7 @@ static int diskdump_command(char *line)
 	arg = line ? strim(line) : NULL;
 	extra = arg ? strpbrk(arg, " \t") : NULL;
 	if (!cmd || !*cmd || !arg || !*arg || extra) {
-		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'key HEX' or 'key none'\n");
+		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'key HEX', 'cert HEX' or 'key none'\n");
 		return -EINVAL;
 	}
 	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test"))
@@ -2122,10 +2281,10 @@ static int diskdump_command(char *line)
 		return diskdump_set_level(arg);
 	if (!strcmp(cmd, "check"))
 		return diskdump_set_check(arg);
-	if (!strcmp(cmd, "key"))
-		return diskdump_set_key(arg);
+	if (!strcmp(cmd, "key") || !strcmp(cmd, "cert"))
+		return diskdump_set_key(cmd, arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
-		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all' or 'key HEX|none'\n",
+		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'key HEX|none' or 'cert HEX'\n",
 		       cmd);
 		return -EINVAL;
 	}
@@ -2162,7 +2321,7 @@ static int diskdump_command(char *line)
 			pr_err("%s: its driver cannot write a dump to this disk\n",
 			       arg);
 		else if (ret == -EPERM)
-			pr_err("%s: kernel lockdown forbids unencrypted crash dumps: not armed (give a key first: 'key HEX')\n",
+			pr_err("%s: kernel lockdown forbids crash dumps not encrypted for a trusted key: not armed (give a certificate first: 'cert HEX')\n",
 			       arg);
 		else if (ret)
 			pr_err("%s: cannot add (%d)\n", arg, ret);
@@ -2219,9 +2378,10 @@ static int diskdump_proc_show(struct seq_file *m, void *v)
 	seq_printf(m, "# dump_level: %u\n", dd.dump_level);
 	seq_printf(m, "# check: %s\n", dd.check_all ? "all" : "dump");
 	if (dd.key.on)
-		seq_printf(m, "# encryption: chacha20-poly1305, RSA-%u key sha256:%*phN\n",
+		seq_printf(m, "# encryption: chacha20-poly1305, RSA-%u key sha256:%*phN%s\n",
 			   dd.key.wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE,
-			   dd.key.key_id);
+			   dd.key.key_id,
+			   dd.key.trusted ? ", from a trusted certificate" : "");
 	else
 		seq_puts(m, "# encryption: none\n");
 	seq_printf(m, "# ram_pages: %lu\n", dd.nr_ram_pages);
@@ -2312,6 +2472,8 @@ static struct notifier_block diskdump_memory_nb = {
 
 static int __init diskdump_init(void)
 {
+	if (dd_keyring_init())
+		pr_warn("no .diskdump keyring: 'cert' cannot be used\n");
 	if (!proc_create("diskdump", 0600, NULL, &diskdump_proc_ops))
 		return -ENOMEM;
 	if (register_memory_notifier(&diskdump_memory_nb))
