@@ -2,6 +2,39 @@
 # line is refused with a message, root only, add/remove work.  No panic.
 mk_dump_disk "$WORK/dump.img" 300 150 100
 mk_out_disk "$WORK/out.img" 64
+# Weak public exponents: e = 3 from openssl, e = 1 (the "wrapped" dump key
+# would be the key itself) made from a good key's modulus; a self-signed
+# certificate (no trusted key signed it).
+openssl genrsa -out "$WORK/key.pem" 2048 2>/dev/null
+openssl rsa -in "$WORK/key.pem" -RSAPublicKey_out -outform DER -out "$WORK/key.der" 2>/dev/null
+openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -pkeyopt rsa_keygen_pubexp:3 \
+	-out "$WORK/e3.pem" 2>/dev/null
+openssl rsa -in "$WORK/e3.pem" -RSAPublicKey_out -outform DER -out "$WORK/e3.der" 2>/dev/null
+python3 - "$WORK/key.der" "$WORK/e1.der" <<'PY'
+import sys
+d = open(sys.argv[1], 'rb').read()
+def tlv(b, i):  # (tag, value start, value end) of the DER item at i
+    n = b[i + 1]
+    if n < 0x80:
+        return b[i], i + 2, i + 2 + n
+    k = n & 0x7f
+    return b[i], i + 2 + k, i + 2 + k + int.from_bytes(b[i + 2:i + 2 + k], 'big')
+def enc(tag, v):
+    n = len(v)
+    if n < 0x80:
+        return bytes([tag, n]) + v
+    l = n.to_bytes((n.bit_length() + 7) // 8, 'big')
+    return bytes([tag, 0x80 | len(l)]) + l + v
+_, s, _ = tlv(d, 0)
+_, ns, ne = tlv(d, s)
+open(sys.argv[2], 'wb').write(enc(0x30, enc(0x02, d[ns:ne]) + enc(0x02, b'\x01')))
+PY
+openssl req -x509 -new -key "$WORK/key.pem" -subj "/CN=diskdump self-signed" -sha512 -days 30 \
+	-addext "authorityKeyIdentifier=keyid" -outform DER -out "$WORK/self.der" 2>/dev/null ||
+	fail "cannot make the self-signed certificate"
+for k in e3 e1 self; do
+	debugfs -w -R "write $WORK/$k.der $k.der" "$WORK/out.img" >/dev/null 2>&1
+done
 run_qemu "$WORK/serial.log" "ddtest=smoke" $(scsi_disk "$WORK/dump.img")
 extract_out
 r=$WORK/out/smoke.txt
@@ -9,7 +42,8 @@ r=$WORK/out/smoke.txt
 cat "$r" | sed 's/^/    /'
 for bad in "bogus" "bogus /dev/sda1" "add" "add /dev/nonexistent" "add 4095:1048575" "remove /dev/sda1" \
 	   "add /dev/sda1 extra words" "add sda1" "add 8:1" "key zz" "key 0102" \
-	   "key 3082010a02820101" "key 123" "add /dev/sda2" "add PARTUUID=deadbeef-09"; do
+	   "key 3082010a02820101" "key 123" "add /dev/sda2" "add PARTUUID=deadbeef-09" \
+	   "key with e = 3" "key with e = 1" "cert zz" "cert 3082" "self-signed cert"; do
 	grep -qxF "REFUSED: $bad" "$r" || fail "'$bad' was not refused"
 done
 grep -qxF "ACCEPTED: add /dev/sda1" "$r" || fail "add /dev/sda1 was refused"
@@ -31,13 +65,17 @@ for msg in "usage: 'add DEVICE' or 'remove DEVICE'" "unknown command 'bogus'" \
 	   "not a configured dump partition" "already configured" "not a block device" \
 	   "key: not hex" "key: not an RSA public key in DER" "key: give the RSA public key as hex" \
 	   "sda2 is not formatted for diskdump (block 0, byte 0): not arming it" \
-	   "PARTUUID=deadbeef-09: not a block device (-19)"; do
+	   "PARTUUID=deadbeef-09: not a block device (-19)" \
+	   "key: RSA public exponent 3; an odd exponent of at least 65537 is needed" \
+	   "key: RSA public exponent 1; an odd exponent of at least 65537 is needed" \
+	   "cert: not hex" "cert: malformed, or its signature does not verify" \
+	   "cert: not signed by a key in the kernel's trusted keyrings"; do
 	grep -qF "$msg" "$WORK/out/smoke-dmesg.txt" || fail "no kernel message '$msg'"
 done
 grep -q "^REFUSED: key 0000" "$r" || fail "a 700-byte key was not refused"
 sed -n '/--- \/proc\/diskdump armed/,/---/p' "$r" | grep -qx "# encryption: none" ||
 	fail "/proc/diskdump does not say that dumps are not encrypted"
-note "16 bad inputs refused with messages (5 bad keys, an unformatted partition, an unknown PARTUUID); root-only; add/list/remove work, by PARTUUID too"
+note "21 bad inputs refused with messages (7 bad keys: e = 3, e = 1 among them; 3 bad certificates: a self-signed one among them; an unformatted partition, an unknown PARTUUID); root-only; add/list/remove work, by PARTUUID too"
 
 # diskdumpctl: refuses an unformatted partition, adds, lists, stops, arms,
 # removes, keeping the config file in step; bad usage exits 2.
