@@ -9,7 +9,7 @@ FRAGS   := configs/qemu-guest.config
 KERNEL  := $(KOBJ)/arch/x86/boot/bzImage
 INITRD  := $(BUILD)/initramfs.cpio.gz
 
-.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo series series-check series-verify bench bench-kdump bench-parts clean
+.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo debs debs-kernel series series-check series-verify bench bench-kdump bench-parts clean
 
 all: kernel tools
 
@@ -45,6 +45,14 @@ check: deps
 
 demo: kernel initramfs tools
 	@scripts/demo.sh
+
+# Debian packages in build/debs: diskdump-tools (debhelper, lintian clean),
+# and with debs-kernel the patched kernel too (bindeb-pkg)
+debs: deps
+	@scripts/debs.sh
+
+debs-kernel: kernel
+	@KERNEL=1 scripts/debs.sh
 
 # the upstream series: git format-patch output in build/series/out
 series: deps

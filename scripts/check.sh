@@ -62,6 +62,10 @@ step "diskdumpfmt on real signatures (host images, loop devices)"
 make -s -C tests/unit host 2>&1 | tee "$log/host.txt" | grep -vE '^ok '
 count "$log/host.txt" host
 
+step "Debian package (debhelper, lintian)"
+tests/debs-check.sh 2>&1 | tee "$log/debs.txt" | grep -v '^ok - '
+count "$log/debs.txt" debs
+
 step "lint"
 # The build of the series after each patch (make lint, make series-check)
 # costs a kernel build and a half; make check leaves it out to stay within

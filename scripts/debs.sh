@@ -1,0 +1,45 @@
+#!/bin/bash
+# make debs: Debian packages in build/debs.
+#   diskdump-tools_VERSION_ARCH.deb  savecore, diskdumpfmt, diskdumpctl, the
+#                                    init script, the systemd unit and
+#                                    /etc/default/diskdump, from
+#                                    tools/diskdump/debian (debhelper)
+#   linux-image-*.deb                the patched kernel (bindeb-pkg), with
+#                                    KERNEL=1 (after make kernel)
+# Then lintian on diskdump-tools: any error or warning fails, except the
+# tags listed, each with its reason, in tools/diskdump/debian/
+# diskdump-tools.lintian-overrides.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=$top/build/debs
+stage=$out/src
+rm -rf "$stage"
+mkdir -p "$stage"
+
+# The source as git sees it (committed or not, ignored files left out):
+# the tools and the one kernel header they build with.
+git ls-files -co --exclude-standard tools/diskdump include/uapi/linux/diskdump.h |
+	tar -c -T - | tar -x -C "$stage"
+(cd "$stage/tools/diskdump" && dpkg-buildpackage -b -us -uc >"$out/tools-build.log" 2>&1) ||
+	{ tail -30 "$out/tools-build.log"; echo "debs: diskdump-tools did not build" >&2; exit 1; }
+rm -f "$out"/diskdump-tools_*.deb
+mv "$stage"/tools/diskdump-tools_*.deb "$out/"
+deb=$(ls "$out"/diskdump-tools_*.deb)
+echo "debs: $deb"
+
+# lintian: errors and warnings fail; informational tags are shown.
+lintian --fail-on error,warning --display-info "$deb" >"$out/lintian.txt" 2>&1 ||
+	{ cat "$out/lintian.txt"; echo "debs: lintian found errors or warnings" >&2; exit 1; }
+sed 's/^/  lintian: /' "$out/lintian.txt"
+
+if [ "${KERNEL:-0}" = 1 ]; then
+	# bindeb-pkg packages what make kernel built; its .debs land in the
+	# object tree's parent.
+	rm -f build/linux-*.deb
+	make -s -C build/src O="$top/build/obj" KDEB_COMPRESS=gzip bindeb-pkg >"$out/kernel-build.log" 2>&1 ||
+		{ tail -30 "$out/kernel-build.log"; echo "debs: the kernel package did not build" >&2; exit 1; }
+	rm -f "$out"/linux-*.deb
+	mv build/linux-*.deb "$out/"
+	ls "$out"/linux-*.deb
+fi

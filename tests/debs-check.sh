@@ -1,0 +1,58 @@
+#!/bin/bash
+# Checks of the diskdump-tools package that scripts/debs.sh built: lintian
+# is clean (debs.sh fails otherwise), and the package does what an admin
+# expects of it: /etc/default/diskdump is a conffile that arms nothing,
+# installing it starts nothing (no maintainer script arms or saves), the
+# unit and the script run the installed diskdumpctl, and every program has
+# its manual page.  Prints "debs: N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+pass=0 failed=0
+ok() { echo "ok - $1"; pass=$((pass + 1)); }
+notok() { echo "not ok - $1"; failed=$((failed + 1)); }
+check() { # WHAT CMD...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else notok "$what"; fi
+}
+
+if ! scripts/debs.sh >build/debs.log 2>&1; then
+	cat build/debs.log
+	notok "the package builds and lintian finds no error or warning"
+	echo "debs: $pass passed, $failed failed"
+	exit 1
+fi
+ok "the package builds and lintian finds no error or warning"
+deb=$(ls build/debs/diskdump-tools_*.deb)
+x=build/debs/x
+rm -rf "$x"
+mkdir -p "$x"
+dpkg-deb -x "$deb" "$x/root" && dpkg-deb -e "$deb" "$x/control"
+
+check "/etc/default/diskdump is a conffile" grep -qx /etc/default/diskdump "$x/control/conffiles"
+# shellcheck disable=SC1091
+check "the shipped configuration arms nothing" \
+	sh -c '. "$1" && [ -z "$DISKDUMP_DEVICES" ] && [ -z "$DISKDUMP_KEY" ] && [ "$SAVECORE_DIR" = /var/crash ]' \
+	sh "$x/root/etc/default/diskdump"
+# Installing must not arm, save or format, and an upgrade must not disarm:
+# no maintainer script runs the tools, starts or stops the service
+# (enabling it for the next boot is fine).
+starts=$(cat "$x"/control/{preinst,postinst,prerm,postrm} 2>/dev/null |
+	grep -nE 'diskdumpctl|savecore|diskdumpfmt|/proc/diskdump|invoke-rc\.d|deb-systemd-invoke|systemctl .*start' || true)
+check "installing starts nothing${starts:+: $starts}" [ -s "$x/control/postinst" -a -z "$starts" ]
+check "the unit is enabled at install (for the next boot)" grep -q "deb-systemd-helper enable 'diskdump.service'" "$x/control/postinst"
+exec_start=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$x/root/lib/systemd/system/diskdump.service")
+check "the unit runs a program the package installs ($exec_start)" test -x "$x/root$exec_start"
+check "the init script is registered with update-rc.d" grep -q "update-rc.d diskdump defaults" "$x/control/postinst"
+for p in savecore diskdumpfmt diskdumpctl; do
+	check "$p is in /usr/sbin with its manual page" \
+		test -x "$x/root/usr/sbin/$p" -a -f "$x/root/usr/share/man/man8/$p.8.gz"
+done
+# The programs were built with the hardening flags (lintian checks the
+# fortified functions; this checks the link).
+check "savecore is PIE with full RELRO" \
+	sh -c 'readelf -h "$1" | grep -q "DYN" && readelf -d "$1" | grep -q "BIND_NOW"' sh "$x/root/usr/sbin/savecore"
+check "savecore -h runs from the package" sh -c '"$1" -h 2>&1 | grep -q "usage"' sh "$x/root/usr/sbin/savecore"
+echo "debs: $pass passed, $failed failed"
+[ "$failed" = 0 ]
