@@ -32,17 +32,19 @@ if [ "$free" -lt "$need" ] && [ ! -d build/obj ]; then
 	exit 1
 fi
 
-# The readers' chroot is mostly download and unpack: make it while the
+# The readers' chroot and the Debian 12 root are mostly download and unpack:
 # kernel builds.
 scripts/trixie-tools.sh >"$log/readers.txt" 2>&1 &
 readers=$!
+scripts/debian-root.sh >"$log/debian-root.txt" 2>&1 &
+debian_root=$!
 
 step "kernel"
 t=$SECONDS
 if ! make -s kernel >"$log/kernel.txt" 2>&1; then
 	tail -40 "$log/kernel.txt"
 	echo "check: the kernel does not build"
-	kill $readers 2>/dev/null
+	kill $readers $debian_root 2>/dev/null
 	echo "$passed passed, $((failed + 1)) failed"
 	exit 1
 fi
@@ -62,7 +64,8 @@ step "diskdumpfmt on real signatures (host images, loop devices)"
 make -s -C tests/unit host 2>&1 | tee "$log/host.txt" | grep -vE '^ok '
 count "$log/host.txt" host
 
-step "Debian package (debhelper, lintian)"
+step "Debian package (debhelper, lintian, dpkg on Debian 12)"
+wait $debian_root || cat "$log/debian-root.txt"
 tests/debs-check.sh 2>&1 | tee "$log/debs.txt" | grep -v '^ok - '
 count "$log/debs.txt" debs
 

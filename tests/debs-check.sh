@@ -7,7 +7,7 @@
 # its manual page.  Prints "debs: N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 pass=0 failed=0
 ok() { echo "ok - $1"; pass=$((pass + 1)); }
 notok() { echo "not ok - $1"; failed=$((failed + 1)); }
@@ -54,5 +54,38 @@ done
 check "savecore is PIE with full RELRO" \
 	sh -c 'readelf -h "$1" | grep -q "DYN" && readelf -d "$1" | grep -q "BIND_NOW"' sh "$x/root/usr/sbin/savecore"
 check "savecore -h runs from the package" sh -c '"$1" -h 2>&1 | grep -q "usage"' sh "$x/root/usr/sbin/savecore"
+
+# Installed with dpkg on Debian 12 (a debootstrap root, cached): enabled
+# for the next boot in both init systems, the conffile kept over a
+# reinstall once the admin edited it, everything gone after a purge.
+if ! scripts/debian-root.sh copy "$x/sys" >"$x/root.log" 2>&1; then
+	cat "$x/root.log"
+	notok "a Debian 12 root to install into"
+else
+	cp "$deb" "$x/sys/tmp/"
+	in_sys() { scripts/debian-root.sh run "$top/$x/sys" "$@"; }
+	pkg=/tmp/$(basename "$deb")
+	if in_sys dpkg -i "$pkg" >"$x/install.log" 2>&1; then
+		ok "dpkg -i installs it on Debian 12"
+	else
+		cat "$x/install.log"
+		notok "dpkg -i installs it on Debian 12"
+	fi
+	check "diskdump.service is enabled" \
+		sh -c '[ "$(scripts/debian-root.sh run "$1" systemctl is-enabled diskdump.service)" = enabled ]' sh "$top/$x/sys"
+	check "the init script is linked into rcS.d" sh -c 'ls "$1"/etc/rcS.d/S*diskdump >/dev/null' sh "$x/sys"
+	check "dpkg lists /etc/default/diskdump as a conffile" \
+		sh -c 'scripts/debian-root.sh run "$1" dpkg-query -W -f="\${Conffiles}" diskdump-tools | grep -q "/etc/default/diskdump "' sh "$top/$x/sys"
+	echo 'DISKDUMP_DEVICES="PARTUUID=0badcafe-01"' >>"$x/sys/etc/default/diskdump"
+	in_sys dpkg -i "$pkg" >"$x/reinstall.log" 2>&1
+	check "a reinstall keeps the admin's /etc/default/diskdump" \
+		grep -qx 'DISKDUMP_DEVICES="PARTUUID=0badcafe-01"' "$x/sys/etc/default/diskdump"
+	in_sys dpkg -P diskdump-tools >"$x/purge.log" 2>&1
+	left=$(cd "$x/sys" && ls -d etc/default/diskdump etc/init.d/diskdump etc/rcS.d/*diskdump \
+		etc/systemd/system/*/diskdump.service usr/sbin/savecore 2>/dev/null || true)
+	check "a purge leaves nothing behind${left:+: $left}" [ -z "$left" ]
+fi
+rm -rf "$x/sys"
+
 echo "debs: $pass passed, $failed failed"
 [ "$failed" = 0 ]

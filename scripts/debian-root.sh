@@ -1,0 +1,52 @@
+#!/bin/bash
+# A Debian 12 root file system with systemd and udev, for the packages'
+# tests (and the Debian guest): debootstrap, minbase, cached in
+# build/bookworm.  It also holds the libraries diskdump-tools depends on,
+# so that dpkg alone installs the package, as on a machine that has them.
+#
+#   scripts/debian-root.sh                 make the root if it is missing
+#   scripts/debian-root.sh copy DIR        a fresh copy of it in DIR
+#   scripts/debian-root.sh run DIR CMD...  run CMD chrooted in DIR, with
+#                                          /proc, /sys and /dev mounted
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+root=$top/build/bookworm
+mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+pkgs=systemd-sysv,udev,kmod,e2fsprogs,fdisk,procps,liblzo2-2,libssl3,libblkid1,libzstd1,zlib1g
+
+die() { echo "debian-root: $*" >&2; exit 1; }
+
+make_root() {
+	[ -x "$root/lib/systemd/systemd" ] && [ -x "$root/usr/bin/dpkg" ] && return 0
+	mkdir -p "$(dirname "$root")"
+	exec 8>"$root.lock"
+	flock 8
+	[ -x "$root/lib/systemd/systemd" ] && return 0
+	echo "debian-root: debootstrap of Debian 12 with $pkgs into $root" >&2
+	rm -rf "$root.tmp"
+	debootstrap --variant=minbase --include="$pkgs" bookworm "$root.tmp" "$mirror" \
+		>"$root.log" 2>&1 || { tail -20 "$root.log" >&2; die "debootstrap failed"; }
+	rm -rf "$root"
+	mv "$root.tmp" "$root"
+	exec 8>&-
+}
+
+case "${1:-}" in
+"") make_root ;;
+copy)
+	dir=${2:?copy DIR}
+	make_root
+	rm -rf "$dir"
+	mkdir -p "$(dirname "$dir")"
+	cp -a "$root" "$dir"
+	;;
+run)
+	dir=${2:?run DIR CMD...}
+	shift 2
+	[ -x "$dir/usr/bin/dpkg" ] || die "run: $dir is not a Debian root"
+	# A private mount namespace: the mounts go away with the command.
+	unshare -m sh -c 'mount -t proc proc "$0/proc" && mount --rbind /sys "$0/sys" &&
+		mount --rbind /dev "$0/dev" && exec chroot "$0" "$@"' "$dir" "$@"
+	;;
+*) die "usage: debian-root.sh [copy DIR | run DIR CMD...]" ;;
+esac
