@@ -33,7 +33,7 @@ if [ "$free" -lt "$need" ] && [ ! -d build/obj ]; then
 fi
 
 # The readers' chroot and the Debian 12 root are mostly download and unpack:
-# kernel builds.
+# make them while the kernel builds.
 scripts/trixie-tools.sh >"$log/readers.txt" 2>&1 &
 readers=$!
 scripts/debian-root.sh >"$log/debian-root.txt" 2>&1 &
