@@ -37,7 +37,14 @@ if [ "${KERNEL:-0}" = 1 ]; then
 	# bindeb-pkg packages what make kernel built; its .debs land in the
 	# object tree's parent.
 	rm -f build/linux-*.deb
-	make -s -C build/src O="$top/build/obj" KDEB_COMPRESS=gzip bindeb-pkg >"$out/kernel-build.log" 2>&1 ||
+	# no linux-headers package (it would want a cross gcc): the image,
+	# and its -dbg package with the vmlinux that crash and drgn need
+	# The compiler as make kernel gives it: with another one every object
+	# would be rebuilt (one job at a time, as bindeb-pkg runs make -j1).
+	cc="gcc"
+	if command -v ccache >/dev/null; then cc="ccache gcc"; fi
+	make -s -C build/src O="$top/build/obj" CC="$cc" HOSTCC="$cc" KDEB_COMPRESS=gzip \
+		DPKG_FLAGS=-Ppkg.linux-upstream.nokernelheaders bindeb-pkg >"$out/kernel-build.log" 2>&1 ||
 		{ tail -30 "$out/kernel-build.log"; echo "debs: the kernel package did not build" >&2; exit 1; }
 	rm -f "$out"/linux-*.deb
 	mv build/linux-*.deb "$out/"
