@@ -3,11 +3,12 @@
 #   diskdump-tools_VERSION_ARCH.deb  savecore, diskdumpfmt, diskdumpctl, the
 #                                    init script, the systemd unit and
 #                                    /etc/default/diskdump, from
-#                                    tools/diskdump/debian (debhelper)
+#                                    tools/diskdump with packaging/debian
+#                                    (debhelper)
 #   linux-image-*.deb                the patched kernel (bindeb-pkg), with
 #                                    KERNEL=1 (after make kernel)
 # Then lintian on diskdump-tools: any error or warning fails, except the
-# tags listed, each with its reason, in tools/diskdump/debian/
+# tags listed, each with its reason, in packaging/debian/
 # diskdump-tools.lintian-overrides.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +22,13 @@ mkdir -p "$stage"
 # the tools and the one kernel header they build with.
 git ls-files -co --exclude-standard tools/diskdump include/uapi/linux/diskdump.h |
 	tar -c -T - | tar -x -C "$stage"
+# The packaging lives in packaging/debian, out of the kernel series that
+# carries tools/diskdump; dh_installinit and dh_installsystemd take the
+# script, the unit and the defaults by their debhelper names.
+cp -r packaging/debian "$stage/tools/diskdump/debian"
+for f in init service default; do
+	cp "tools/diskdump/diskdump.$f" "$stage/tools/diskdump/debian/diskdump-tools.diskdump.$f"
+done
 (cd "$stage/tools/diskdump" && dpkg-buildpackage -b -us -uc >"$out/tools-build.log" 2>&1) ||
 	{ tail -30 "$out/tools-build.log"; echo "debs: diskdump-tools did not build" >&2; exit 1; }
 rm -f "$out"/diskdump-tools_*.deb
