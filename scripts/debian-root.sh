@@ -11,24 +11,15 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=$top/build/bookworm
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 pkgs=systemd-sysv,udev,kmod,e2fsprogs,fdisk,procps,liblzo2-2,libssl3,libblkid1,libzstd1,zlib1g
+
+# shellcheck source=scripts/debootstrap-once.sh
+. "$top/scripts/debootstrap-once.sh"
 
 die() { echo "debian-root: $*" >&2; exit 1; }
 
 make_root() {
-	[ -x "$root/lib/systemd/systemd" ] && [ -x "$root/usr/bin/dpkg" ] && return 0
-	mkdir -p "$(dirname "$root")"
-	exec 8>"$root.lock"
-	flock 8
-	[ -x "$root/lib/systemd/systemd" ] && return 0
-	echo "debian-root: debootstrap of Debian 12 with $pkgs into $root" >&2
-	rm -rf "$root.tmp"
-	debootstrap --variant=minbase --include="$pkgs" bookworm "$root.tmp" "$mirror" \
-		>"$root.log" 2>&1 || { tail -20 "$root.log" >&2; die "debootstrap failed"; }
-	rm -rf "$root"
-	mv "$root.tmp" "$root"
-	exec 8>&-
+	debootstrap_once "$root" bookworm "$pkgs" lib/systemd/systemd usr/bin/dpkg
 }
 
 case "${1:-}" in

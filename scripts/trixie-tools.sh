@@ -11,34 +11,17 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 root=$top/build/trixie-tools
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 pkgs=crash,python3-drgn,makedumpfile,gdb
+
+# shellcheck source=scripts/debootstrap-once.sh
+. "$top/scripts/debootstrap-once.sh"
 
 die() { echo "trixie-tools: $*" >&2; exit 1; }
 
-have_root() {
-	[ -x "$root/usr/bin/crash" ] && [ -x "$root/usr/bin/makedumpfile" ] && [ -x "$root/usr/bin/drgn" ]
-}
-
 # make_root: the chroot, made once even when scenarios running side by side
-# ask for it at the same time (the second waits for the first).
+# ask for it at the same time.
 make_root() {
-	have_root && return 0
-	mkdir -p "$(dirname "$root")"
-	exec 8>"$root.lock"
-	flock 8
-	have_root && { exec 8>&-; return 0; }
-	command -v debootstrap >/dev/null || {
-		apt-get update -q >/dev/null
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q debootstrap >/dev/null
-	}
-	echo "trixie-tools: debootstrap of Debian 13 with $pkgs into $root" >&2
-	rm -rf "$root.tmp"
-	debootstrap --variant=minbase --include="$pkgs" trixie "$root.tmp" "$mirror" \
-		>"$root.log" 2>&1 || { tail -20 "$root.log" >&2; die "debootstrap failed"; }
-	rm -rf "$root"
-	mv "$root.tmp" "$root"
-	exec 8>&-
+	debootstrap_once "$root" trixie "$pkgs" usr/bin/crash usr/bin/makedumpfile usr/bin/drgn
 }
 
 run() {
