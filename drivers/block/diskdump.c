@@ -1355,7 +1355,10 @@ struct dd_ram_walk {
 	unsigned long max_pfn;
 };
 
-/* Add [start, end) to the walk's list, joined to the last range if it can. */
+/*
+ * Add [start, end) to the walk's list, joined to the last range if it can;
+ * 1 when the list is full.
+ */
 static int add_online_range(struct dd_ram_walk *w, unsigned long start,
 			    unsigned long end)
 {
@@ -1364,11 +1367,8 @@ static int add_online_range(struct dd_ram_walk *w, unsigned long start,
 	if (last && last->end_pfn == start) {
 		last->end_pfn = end;
 	} else {
-		if (w->nr_ram == DISKDUMP_MAX_RAM_RANGES) {
-			pr_warn("more than %d RAM ranges: the dump leaves the rest out\n",
-				DISKDUMP_MAX_RAM_RANGES);
-			return 1;
-		}
+		if (w->nr_ram == DISKDUMP_MAX_RAM_RANGES)
+			return 1;	/* dd_buffers_alloc() says so */
 		w->ram[w->nr_ram].start_pfn = start;
 		w->ram[w->nr_ram].end_pfn = end;
 		w->nr_ram++;
@@ -1458,8 +1458,10 @@ static int dd_buffers_alloc(struct dd_buffers *b)
 {
 	memset(b, 0, sizeof(*b));
 	/* to the end of iomem: not every architecture raises max_pfn */
-	walk_system_ram_range(0, PHYS_PFN(iomem_resource.end), &b->walk,
-			      add_ram_range);
+	if (walk_system_ram_range(0, PHYS_PFN(iomem_resource.end), &b->walk,
+				  add_ram_range) > 0)
+		pr_warn("more than %d RAM ranges: the dump leaves the rest out\n",
+			DISKDUMP_MAX_RAM_RANGES);
 	b->bitmap_blocks = DIV_ROUND_UP(b->walk.max_pfn,
 					PAGE_SIZE * BITS_PER_BYTE);
 	if (b->bitmap_blocks > dd.dump_map_blocks) {
