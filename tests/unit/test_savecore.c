@@ -737,6 +737,59 @@ static int test_savecore_binary_cycle(void)
 	return 0;
 }
 
+/* Does some DIR/x/vmcore.incomplete exist?  1 yes, 0 no. */
+static int incomplete_in(const char *dir)
+{
+	char cmd[400];
+
+	snprintf(cmd, sizeof(cmd), "ls %s/*/vmcore.incomplete >/dev/null 2>&1", dir);
+	return system(cmd) == 0;
+}
+
+/*
+ * SIGTERM in the middle of a save, as systemd sends it when the unit's
+ * start timeout runs out: savecore dies of it, and leaves neither its half
+ * file nor the directory it made.
+ */
+static int test_savecore_stopped_mid_save(void)
+{
+	struct img im;
+	char out[300], cmd[400];
+	int seen = 0, done = 0, st = 0, i;
+	pid_t pid;
+
+	img_init(&im, "stopped", 40000);
+	im.max_pfn = 40000;
+	im.ram_hi = 36000;
+	im.written = im.ram_hi - im.ram_lo;
+	make_dump(&im);
+	snprintf(out, sizeof(out), "%s/stopped-out", tmpdir);
+	CHECK(mkdir(out, 0700) == 0);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		char *save[] = { "./savecore", "-q", "-k", im.path, out, NULL };
+
+		execv(save[0], save);
+		_exit(127);
+	}
+	for (i = 0; i < 20000 && !seen && !done; i++) {
+		seen = incomplete_in(out);
+		/* done before it was seen: fails below */
+		done = !seen && waitpid(pid, &st, WNOHANG) == pid;
+	}
+	if (!done) {
+		kill(pid, SIGTERM);
+		waitpid(pid, &st, 0);
+	}
+	CHECK(seen);
+	CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A %s)\"", out);
+	CHECK(system(cmd) == 0);
+	unlink(im.path);
+	return 0;
+}
+
 static int test_savecore_keeps_corrupt_dump(void)
 {
 	struct img im;
@@ -2223,6 +2276,7 @@ int main(int argc, char **argv)
 	RUN(test_empty_and_foreign);
 	RUN(test_corrupt_headers_are_refused);
 	RUN(test_savecore_binary_cycle);
+	RUN(test_savecore_stopped_mid_save);
 	RUN(test_savecore_keeps_corrupt_dump);
 	RUN(test_savecore_no_space);
 	RUN(test_diskdumpfmt);

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <dirent.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1192,7 +1193,78 @@ static int write_info(const char *target, const struct dd_dump *d, const char *d
 	return 0;
 }
 
-static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
+/*
+ * A save stopped half-way, by systemd when the unit's TimeoutStartSec= runs
+ * out or by ^C, leaves no half file and no empty directory behind: the dump
+ * is still on the partition, and the next save starts afresh.  The stop
+ * signals are held from the directory's creation to the end of the save;
+ * only while the vmcore is written (which may take long) do they stop it,
+ * through stop_save().  A signal the caller ignores (nohup) stays ignored.
+ */
+static const int stop_sigs[] = { SIGTERM, SIGINT, SIGHUP };
+static struct sigaction stop_old[3];
+static char stop_file[PATH_MAX + 32], stop_dir[PATH_MAX];
+
+static void stop_save(int sig)
+{
+	unlink(stop_file);
+	rmdir(stop_dir);
+	signal(sig, SIG_DFL);
+	raise(sig);		/* delivered when this handler returns */
+}
+
+static void stop_sigset(sigset_t *set)
+{
+	size_t i;
+
+	sigemptyset(set);
+	for (i = 0; i < ARRAY_SIZE(stop_sigs); i++)
+		sigaddset(set, stop_sigs[i]);
+}
+
+/* Let a stop signal remove @file and @dir, then end the process. */
+static void catch_stop(const char *file, const char *dir)
+{
+	struct sigaction sa = { .sa_handler = stop_save };
+	size_t i;
+
+	snprintf(stop_file, sizeof(stop_file), "%s", file);
+	snprintf(stop_dir, sizeof(stop_dir), "%s", dir);
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < ARRAY_SIZE(stop_sigs); i++) {
+		sigaction(stop_sigs[i], NULL, &stop_old[i]);
+		if (stop_old[i].sa_handler != SIG_IGN)
+			sigaction(stop_sigs[i], &sa, NULL);
+	}
+}
+
+static void uncatch_stop(void)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(stop_sigs); i++)
+		sigaction(stop_sigs[i], &stop_old[i], NULL);
+}
+
+/* write_vmcore() and its fsync, stoppable: @held is the caller's mask. */
+static int write_stoppable(struct dd_dev *dev, struct dd_dump *d, int fd,
+			   const char *final, uint64_t *need,
+			   const sigset_t *held)
+{
+	sigset_t stop;
+	int ret;
+
+	stop_sigset(&stop);
+	sigprocmask(SIG_SETMASK, held, NULL);
+	ret = write_vmcore(dev, d, fd, final, need);
+	if (!ret && fsync(fd) < 0)
+		ret = errno == ENOSPC ? DD_EXIT_NOSPACE : DD_EXIT_ERROR;
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	return ret;
+}
+
+static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir,
+		     const sigset_t *held)
 {
 	char target[PATH_MAX], tmp[PATH_MAX + 32], final[PATH_MAX + 32];
 	uint64_t need = vmcore_bytes(dev, d);
@@ -1210,11 +1282,12 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fprintf(stderr, "savecore: %s: %s\n", tmp, strerror(errno));
+		rmdir(target);
 		return DD_EXIT_ERROR;
 	}
-	ret = write_vmcore(dev, d, fd, final, &need);
-	if (!ret && fsync(fd) < 0)
-		ret = errno == ENOSPC ? DD_EXIT_NOSPACE : DD_EXIT_ERROR;
+	catch_stop(tmp, target);
+	ret = write_stoppable(dev, d, fd, final, &need, held);
+	uncatch_stop();
 	close(fd);
 	if (ret) {
 		/* Never leave a half file that looks like a dump. */
@@ -1320,14 +1393,22 @@ out:
 
 static int save_device(struct dd_dev *dev, struct dd_dump *d, const char *dir)
 {
+	sigset_t stop, held;
+	bool marked = false;
 	int ret;
 
 	if (opt.verbose)
 		dd_print_summary(stdout, d, dev->path);
-	ret = save_dump(dev, d, dir);
+	/* stop signals wait from the new directory to the saved mark */
+	stop_sigset(&stop);
+	sigprocmask(SIG_BLOCK, &stop, &held);
+	ret = save_dump(dev, d, dir, &held);
+	if (!ret && !opt.keep)
+		marked = !claim_device(dev) && !mark_saved(dev, d);
+	sigprocmask(SIG_SETMASK, &held, NULL);
 	if (ret || opt.keep)
 		return ret;
-	if (claim_device(dev) || mark_saved(dev, d) || format_again(dev, d)) {
+	if (!marked || format_again(dev, d)) {
 		fprintf(stderr, "savecore: the dump is saved, but %s %s\n", dev->path,
 			"could not be formatted again");
 		return DD_EXIT_ERROR;
