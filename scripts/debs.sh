@@ -6,7 +6,8 @@
 #                                    tools/diskdump with packaging/debian
 #                                    (debhelper)
 #   linux-image-*.deb                the patched kernel (bindeb-pkg), with
-#                                    KERNEL=1 (after make kernel)
+#                                    KERNEL=1 (after make kernel), and its
+#                                    -dbg package unless DEBS_DBG=0
 # Then lintian on diskdump-tools: any error or warning fails, except the
 # tags listed, each with its reason, in packaging/debian/
 # diskdump-tools.lintian-overrides.
@@ -51,8 +52,12 @@ if [ "${KERNEL:-0}" = 1 ]; then
 	# would be rebuilt (one job at a time, as bindeb-pkg runs make -j1).
 	cc="gcc"
 	if command -v ccache >/dev/null; then cc="ccache gcc"; fi
+	# DEBS_DBG=0 leaves out the -dbg package too (the tests boot the
+	# image; they read dumps with build/obj/vmlinux).
+	profiles=pkg.linux-upstream.nokernelheaders
+	[ "${DEBS_DBG:-1}" = 1 ] || profiles=$profiles,pkg.linux-upstream.nokerneldbg
 	make -s -C build/src O="$top/build/obj" CC="$cc" HOSTCC="$cc" KDEB_COMPRESS=gzip \
-		DPKG_FLAGS=-Ppkg.linux-upstream.nokernelheaders bindeb-pkg >"$out/kernel-build.log" 2>&1 ||
+		DPKG_FLAGS=-P$profiles bindeb-pkg >"$out/kernel-build.log" 2>&1 ||
 		{ tail -30 "$out/kernel-build.log"; echo "debs: the kernel package did not build" >&2; exit 1; }
 	rm -f "$out"/linux-*.deb
 	mv build/linux-*.deb "$out/"

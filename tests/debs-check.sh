@@ -17,7 +17,12 @@ check() { # WHAT CMD...
 	if "$@"; then ok "$what"; else notok "$what"; fi
 }
 
-if ! scripts/debs.sh >build/debs.log 2>&1; then
+# With a kernel built, its package too (bindeb-pkg, no -dbg package): the
+# debian scenarios install it in their guest.
+kernel=0
+bz=build/obj/arch/x86/boot/bzImage
+[ -f "$bz" ] && kernel=1
+if ! KERNEL=$kernel DEBS_DBG=0 scripts/debs.sh >build/debs.log 2>&1; then
 	cat build/debs.log
 	notok "the package builds and lintian finds no error or warning"
 	echo "debs: $pass passed, $failed failed"
@@ -81,6 +86,13 @@ else
 	check "a reinstall keeps the admin's /etc/default/diskdump" \
 		grep -qx 'DISKDUMP_DEVICES="PARTUUID=0badcafe-01"' "$x/sys/etc/default/diskdump"
 	in_sys dpkg -P diskdump-tools >"$x/purge.log" 2>&1
+	if [ $kernel = 1 ]; then
+		kdeb=$(ls build/debs/linux-image-*.deb | grep -v -- -dbg_)
+		cp "$kdeb" "$x/sys/tmp/"
+		in_sys dpkg -i "/tmp/$(basename "$kdeb")" >"$x/kinstall.log" 2>&1
+		check "dpkg -i installs the kernel package on Debian 12" grep -q "^Setting up linux-image-" "$x/kinstall.log"
+		check "its /boot/vmlinuz-* is the kernel make kernel built" sh -c 'cmp -s "$1"/boot/vmlinuz-* "$2"' sh "$x/sys" "$bz"
+	fi
 	left=$(cd "$x/sys" && ls -d etc/default/diskdump etc/init.d/diskdump etc/rcS.d/*diskdump \
 		etc/systemd/system/*/diskdump.service usr/sbin/savecore 2>/dev/null || true)
 	check "a purge leaves nothing behind${left:+: $left}" [ -z "$left" ]
