@@ -1,0 +1,148 @@
+# The Debian 12 guest of the debian scenarios.  Sourced after tests/lib.sh.
+#
+# build/bookworm (scripts/debian-root.sh: debootstrap with systemd and
+# udev) with the kernel and diskdump-tools packages of build/debs installed
+# by dpkg is cached in build/debian-guest.  Each scenario copies it, adds
+# its steps (tests/guest/debian: ddtest.service runs /usr/local/sbin/ddtest,
+# which runs the step for the boot) and makes an ext4 image of it with
+# mke2fs -d: no loop mount.  The guest boots the vmlinuz that the package
+# installed in /boot, without an initramfs: root=/dev/vda.
+#
+# The disks: vda the root, vdb /var/crash (ext4, LABEL=ddcrash, in fstab),
+# and the dump disk, whose MBR has the disk id dd0dd0dd: its first
+# partition is PARTUUID=dd0dd0dd-01.
+
+DEBIAN_GUEST=$PWD/build/debian-guest
+DEBIAN_PARTUUID=dd0dd0dd-01
+
+# debian_deb GLOB: the package in build/debs, not the -dbg one, or nothing.
+debian_deb() {
+	local f
+	for f in build/debs/$1; do
+		case $f in *-dbg_*) continue ;; esac
+		[ -f "$f" ] && { echo "$f"; return; }
+	done
+	return 0
+}
+
+# debian_debs: build/debs holds the kernel package of $KERNEL and a tools
+# package newer than the tools' sources, or they are built again.
+debian_debs() {
+	local kdeb tdeb newer
+	kdeb=$(debian_deb 'linux-image-*.deb')
+	tdeb=$(debian_deb 'diskdump-tools_*.deb')
+	if [ -n "$kdeb" ] && [ -n "$tdeb" ]; then
+		newer=$(git ls-files tools/diskdump packaging include/uapi/linux/diskdump.h |
+			while read -r f; do [ ! "$f" -nt "$tdeb" ] || echo "$f"; done)
+		if [ -z "$newer" ] && dpkg-deb --fsys-tarfile "$kdeb" |
+			tar -xO --wildcards './boot/vmlinuz-*' | cmp -s - "$KERNEL"; then
+			return 0
+		fi
+	fi
+	KERNEL=1 DEBS_DBG=0 scripts/debs.sh >"$WORK/debs.log" 2>&1 ||
+		{ tail -30 "$WORK/debs.log"; fail "the Debian packages do not build"; }
+}
+
+# debian_guest_root: build/debian-guest is build/bookworm with today's
+# packages installed.  Under a lock: the debian scenarios run side by side.
+debian_guest_root() {
+	local stamp kdeb tdeb
+	exec 8>"$PWD/build/.debian-guest.lock"
+	flock 8
+	debian_debs
+	kdeb=$(debian_deb 'linux-image-*.deb')
+	tdeb=$(debian_deb 'diskdump-tools_*.deb')
+	[ -n "$kdeb" ] && [ -n "$tdeb" ] || fail "scripts/debs.sh left no packages in build/debs"
+	stamp=$(cat "$kdeb" "$tdeb" | sha256sum | cut -d' ' -f1)
+	if [ "$(cat "$DEBIAN_GUEST.stamp" 2>/dev/null)" != "$stamp" ]; then
+		rm -f "$DEBIAN_GUEST.stamp"
+		scripts/debian-root.sh copy "$DEBIAN_GUEST" >"$WORK/debian-root.log" 2>&1 ||
+			{ cat "$WORK/debian-root.log"; fail "no Debian 12 root"; }
+		cp "$kdeb" "$tdeb" "$DEBIAN_GUEST/tmp/"
+		scripts/debian-root.sh run "$DEBIAN_GUEST" sh -c 'dpkg -i /tmp/*.deb && rm /tmp/*.deb' \
+			>"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log"; fail "dpkg -i of the packages failed"; }
+		echo "$stamp" >"$DEBIAN_GUEST.stamp"
+	fi
+	flock -u 8
+	exec 8>&-
+}
+
+# debian_image SCENARIO: $WORK/root.img, the guest's root file system with
+# the steps tests/guest/debian/SCENARIO.bootN; $WORK/crash.img, its
+# /var/crash.  DEBIAN_CONFIG, if set, is written to /etc/default/diskdump.
+# KERNEL becomes the package's vmlinuz.
+debian_image() {
+	local r=$WORK/root g=tests/guest/debian f
+	debian_guest_root
+	rm -rf "$r"
+	cp -a "$DEBIAN_GUEST" "$r"
+	echo ddguest >"$r/etc/hostname"
+	printf '127.0.0.1 localhost\n127.0.1.1 ddguest\n' >"$r/etc/hosts"
+	printf '/dev/vda / ext4 errors=remount-ro 0 1\nLABEL=ddcrash /var/crash ext4 defaults 0 2\n' >"$r/etc/fstab"
+	# no password: the serial console logs in nobody; ddtest does the work
+	install -m 0755 "$g/ddtest" "$r/usr/local/sbin/ddtest"
+	install -m 0644 "$g/ddtest.service" "$r/etc/systemd/system/ddtest.service"
+	ln -sf /etc/systemd/system/ddtest.service "$r/etc/systemd/system/multi-user.target.wants/ddtest.service"
+	mkdir -p "$r/usr/local/lib/ddtest" "$r/var/lib/ddtest"
+	for f in "$g/$1".boot*; do
+		install -m 0644 "$f" "$r/usr/local/lib/ddtest/${f##*.}"
+	done
+	gcc -O2 -static -o "$r/usr/local/bin/ddpattern" tests/guest/ddpattern.c
+	[ -z "${DEBIAN_CONFIG:-}" ] || printf '%s\n' "$DEBIAN_CONFIG" >"$r/etc/default/diskdump"
+	KERNEL=$WORK/vmlinuz
+	cp "$r"/boot/vmlinuz-* "$KERNEL"
+	rm -f "$WORK/root.img" "$WORK/crash.img"
+	mke2fs -q -t ext4 -d "$r" -L ddroot "$WORK/root.img" 1200M >/dev/null ||
+		fail "mke2fs -d could not make the root image"
+	mke2fs -q -t ext4 -L ddcrash "$WORK/crash.img" "${CRASH_MB:-600}M" >/dev/null
+	rm -rf "$r"
+}
+
+# debian_dump_disk FILE: a 400 MiB disk, one 300 MiB partition,
+# PARTUUID=dd0dd0dd-01.
+debian_dump_disk() {
+	mk_dump_disk "$1" 400 300
+	sfdisk -q --disk-id "$1" 0xdd0dd0dd >/dev/null
+}
+
+# debian_boot LOG [qemu args]: boot the guest until it powers off (a panic
+# reboots it in the same QEMU).  The dump disk is in the args.
+debian_boot() {
+	local log=$1 start=$SECONDS rc=0
+	shift
+	timeout --foreground -k 5 "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 \
+		-accel tcg -m "$MEM" -smp "$SMP" -nodefaults -no-user-config \
+		-display none -serial "file:$log" -monitor none \
+		-kernel "$KERNEL" \
+		-append "root=/dev/vda ro console=ttyS0 panic=1 oops=panic loglevel=6 $KASLR" \
+		-drive "file=$WORK/root.img,if=virtio,format=raw" \
+		-drive "file=$WORK/crash.img,if=virtio,format=raw" \
+		"$@" || rc=$?
+	QEMU_SECONDS=$((SECONDS - start))
+	[ $rc -eq 0 ] || { tail -40 "$log" >&2; fail "qemu exit $rc after ${QEMU_SECONDS}s (124 = timeout)"; }
+}
+
+# debian_results: what ddtest recorded, in $WORK/dd, and /var/crash in
+# $WORK/crash.
+debian_results() {
+	rm -rf "$WORK/dd" "$WORK/crash"
+	mkdir -p "$WORK/dd" "$WORK/crash"
+	debugfs -R "rdump /var/lib/ddtest $WORK/dd" "$WORK/root.img" >/dev/null 2>&1 ||
+		fail "debugfs could not read the root image"
+	debugfs -R "rdump / $WORK/crash" "$WORK/crash.img" >/dev/null 2>&1 ||
+		fail "debugfs could not read the crash image"
+	DD=$WORK/dd/ddtest
+}
+
+# unit_is FILE KEY VALUE: systemctl show wrote KEY=VALUE.
+unit_is() {
+	grep -qx "$2=$3" "$1" || fail "$(basename "$1"): wanted $2=$3, got '$(grep "^$2=" "$1")'"
+}
+
+# unit_time FILE KEY: a monotonic timestamp from systemctl show, in us.
+unit_time() {
+	local v
+	v=$(sed -n "s/^$2=//p" "$1")
+	[ -n "$v" ] && [ "$v" -gt 0 ] || fail "$(basename "$1"): no $2"
+	echo "$v"
+}
