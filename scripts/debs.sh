@@ -61,5 +61,6 @@ if [ "${KERNEL:-0}" = 1 ]; then
 		{ tail -30 "$out/kernel-build.log"; echo "debs: the kernel package did not build" >&2; exit 1; }
 	rm -f "$out"/linux-*.deb
 	mv build/linux-*.deb "$out/"
+	rm -f build/linux-upstream_*.buildinfo build/linux-upstream_*.changes
 	ls "$out"/linux-*.deb
 fi
