@@ -108,18 +108,11 @@ debian_dump_disk() {
 # debian_boot LOG [qemu args]: boot the guest until it powers off (a panic
 # reboots it in the same QEMU).  The dump disk is in the args.
 debian_boot() {
-	local log=$1 start=$SECONDS rc=0
+	local log=$1
 	shift
-	timeout --foreground -k 5 "${QEMU_TIMEOUT:-600}" qemu-system-x86_64 \
-		-accel tcg -m "$MEM" -smp "$SMP" -nodefaults -no-user-config \
-		-display none -serial "file:$log" -monitor none \
-		-kernel "$KERNEL" \
-		-append "root=/dev/vda ro console=ttyS0 panic=1 oops=panic loglevel=6 $KASLR" \
+	boot_qemu "$log" "root=/dev/vda ro" \
 		-drive "file=$WORK/root.img,if=virtio,format=raw" \
-		-drive "file=$WORK/crash.img,if=virtio,format=raw" \
-		"$@" || rc=$?
-	QEMU_SECONDS=$((SECONDS - start))
-	[ $rc -eq 0 ] || { tail -40 "$log" >&2; fail "qemu exit $rc after ${QEMU_SECONDS}s (124 = timeout)"; }
+		-drive "file=$WORK/crash.img,if=virtio,format=raw" "$@"
 }
 
 # debian_results: what ddtest recorded, in $WORK/dd, and /var/crash in

@@ -43,21 +43,30 @@ part_offset() {
 	sfdisk -J "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitiontable"]["partitions"][int(sys.argv[1])-1]["start"]*512)' "$2"
 }
 
-# run_qemu LOG APPEND [extra qemu args]: boot until the guest powers off.
-# The dump disk must already be given in the extra args.
-run_qemu() {
+# boot_qemu LOG APPEND [qemu args]: boot $KERNEL under TCG with the serial
+# console in LOG until the guest powers off; QEMU_SECONDS says how long.
+# APPEND follows the console and panic options every scenario uses.
+boot_qemu() {
 	local log=$1 append=$2
 	shift 2
 	local start=$SECONDS rc=0
 	timeout --foreground -k 5 "$QEMU_TIMEOUT" qemu-system-x86_64 \
 		-accel tcg -m "$MEM" -smp "$SMP" -nodefaults -no-user-config \
 		-display none -serial "file:$log" -monitor none \
-		-kernel "$KERNEL" -initrd "$INITRD" \
+		-kernel "$KERNEL" \
 		-append "console=ttyS0 panic=1 oops=panic loglevel=6 $KASLR $append" \
-		-drive "file=$WORK/out.img,if=virtio,format=raw" \
 		"$@" || rc=$?
 	QEMU_SECONDS=$((SECONDS - start))
 	[ $rc -eq 0 ] || { tail -40 "$log" >&2; fail "qemu exit $rc after ${QEMU_SECONDS}s (124 = timeout)"; }
+}
+
+# run_qemu LOG APPEND [extra qemu args]: boot the test initramfs until the
+# guest powers off.  The dump disk must already be given in the extra args.
+run_qemu() {
+	local log=$1 append=$2
+	shift 2
+	boot_qemu "$log" "$append" -initrd "$INITRD" \
+		-drive "file=$WORK/out.img,if=virtio,format=raw" "$@"
 }
 
 # scsi_disk FILE: qemu arguments for FILE as a disk behind an lsi53c895a.
