@@ -19,6 +19,7 @@ $cc -o "$root/bin/ddpattern" "$top/tests/guest/ddpattern.c"
 install -m 0755 "$top/tools/diskdump/diskdump.init" "$root/etc/init.d/diskdump"
 install -m 0755 "$top/tools/diskdump/diskdumpctl" "$root/sbin/diskdumpctl"
 install -m 0755 "$top/tests/guest/init" "$root/init"
+install -m 0755 "$top/tests/guest/sd-order" "$root/bin/sd-order"
 if [ -d "$top/tests/guest/scen" ]; then
 	cp "$top"/tests/guest/scen/* "$root/scen/" 2>/dev/null || true
 	chmod 0755 "$root"/scen/* 2>/dev/null || true

@@ -34,8 +34,8 @@ debian_debs() {
 	if [ -n "$kdeb" ] && [ -n "$tdeb" ]; then
 		newer=$(git ls-files tools/diskdump packaging include/uapi/linux/diskdump.h |
 			while read -r f; do [ ! "$f" -nt "$tdeb" ] || echo "$f"; done)
-		if [ -z "$newer" ] && dpkg-deb --fsys-tarfile "$kdeb" |
-			tar -xO --wildcards './boot/vmlinuz-*' | cmp -s - "$KERNEL"; then
+		if [ -z "$newer" ] && dpkg-deb --fsys-tarfile "$kdeb" 2>/dev/null |
+			tar -xO --wildcards './boot/vmlinuz-*' 2>/dev/null | cmp -s - "$KERNEL"; then
 			return 0
 		fi
 	fi
@@ -83,6 +83,11 @@ debian_image() {
 	install -m 0755 "$g/ddtest" "$r/usr/local/sbin/ddtest"
 	install -m 0644 "$g/ddtest.service" "$r/etc/systemd/system/ddtest.service"
 	ln -sf /etc/systemd/system/ddtest.service "$r/etc/systemd/system/multi-user.target.wants/ddtest.service"
+	# sd's names in SCSI address order before udev names anything
+	install -m 0755 tests/guest/sd-order "$r/usr/local/sbin/sd-order"
+	install -m 0644 "$g/sd-order.service" "$r/etc/systemd/system/sd-order.service"
+	mkdir -p "$r/etc/systemd/system/sysinit.target.wants"
+	ln -sf /etc/systemd/system/sd-order.service "$r/etc/systemd/system/sysinit.target.wants/sd-order.service"
 	mkdir -p "$r/usr/local/lib/ddtest" "$r/var/lib/ddtest"
 	for f in "$g/$1".boot*; do
 		install -m 0644 "$f" "$r/usr/local/lib/ddtest/${f##*.}"
