@@ -15,6 +15,7 @@
 #define pr_fmt(fmt) "scsi_dump: " fmt
 
 #include <linux/blkdev.h>
+#include <linux/delay.h>
 #include <linux/diskdump.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
@@ -433,13 +434,17 @@ static struct disk_dump_type scsi_dump_type = {
 
 #ifdef CONFIG_DISKDUMP_TEST
 /*
- * Test hook: writing a host number to scsi_mod.dump_test_hold_lock makes a
+ * Test hooks: writing a host number to scsi_mod.dump_test_hold_lock makes a
  * kernel thread on another CPU take that host's lock and spin with
  * interrupts off, never letting go, as a CPU that hangs in the driver
- * would.  At the next panic sanity_check must refuse the host.
+ * would.  At the next panic sanity_check must refuse the host.  With
+ * scsi_mod.dump_test_busy_lock the thread holds the lock for 1 ms at a
+ * time, letting go for 5 us in between, as a host busy with I/O on
+ * another CPU: the stop must not leave that CPU holding it.
  */
 struct scsi_dump_holder {
 	struct Scsi_Host *shost;
+	bool busy;
 	bool held;
 };
 
@@ -447,10 +452,16 @@ static int scsi_dump_hold_lock(void *data)
 {
 	struct scsi_dump_holder *holder = data;
 
-	spin_lock_irq(holder->shost->host_lock);
-	WRITE_ONCE(holder->held, true);
-	for (;;)
-		cpu_relax();
+	for (;;) {
+		spin_lock_irq(holder->shost->host_lock);
+		WRITE_ONCE(holder->held, true);
+		while (!holder->busy)
+			cpu_relax();
+		mdelay(1);
+		spin_unlock_irq(holder->shost->host_lock);
+		udelay(5);
+		cond_resched();	/* no soft lockup while the test runs */
+	}
 	return 0;
 }
 
@@ -480,6 +491,7 @@ static int scsi_dump_test_hold_lock(const char *val,
 		goto out;
 	}
 	holder.held = false;
+	holder.busy = !!kp->arg;
 	thread = kthread_run_on_cpu(scsi_dump_hold_lock, &holder, cpu,
 				    "scsi_dump_hold/%u");
 	if (IS_ERR(thread)) {
@@ -495,8 +507,8 @@ static int scsi_dump_test_hold_lock(const char *val,
 	 */
 	while (!READ_ONCE(holder.held))
 		cpu_relax();
-	pr_warn("test: CPU %u holds the lock of host %u for good\n", cpu,
-		host_no);
+	pr_warn("test: CPU %u holds the lock of host %u %s\n", cpu, host_no,
+		holder.busy ? "1 ms at a time" : "for good");
 out:
 	migrate_enable();
 	return ret;
@@ -508,6 +520,9 @@ static const struct kernel_param_ops scsi_dump_hold_lock_ops = {
 module_param_cb(dump_test_hold_lock, &scsi_dump_hold_lock_ops, NULL, 0200);
 MODULE_PARM_DESC(dump_test_hold_lock,
 		 "Test only: a CPU takes this SCSI host's lock and never releases it");
+module_param_cb(dump_test_busy_lock, &scsi_dump_hold_lock_ops, (void *)1, 0200);
+MODULE_PARM_DESC(dump_test_busy_lock,
+		 "Test only: a CPU holds this SCSI host's lock 1 ms at a time");
 #endif
 
 int scsi_dump_init(void)
