@@ -72,6 +72,9 @@
 #define DISKDUMP_CMD_MAX	(2 * DISKDUMP_CERT_DER_MAX + 16)	/* longest line */
 #define DISKDUMP_MAX_TIMER_RUNS	16	/* timer callbacks per poll, at most */
 #define DISKDUMP_WHEEL_TRIES	100	/* a timer wheel's lock: 1 us apart */
+#define DISKDUMP_PARK_US	100000	/* other CPUs' answer to the park IPI */
+#define DISKDUMP_PARK_STEP_US	10	/* how often it is looked for */
+#define DISKDUMP_PARK_RESEND_US	1000	/* the IPI sent again */
 
 #define DD_READ		0
 #define DD_WRITE	1
@@ -1170,11 +1173,77 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
 	return ret;
 }
 
+/*
+ * The other CPUs are parked before the NMIs stop them.  An NMI lands
+ * anywhere, also where a CPU holds a lock that the dump needs and that is
+ * only ever taken with interrupts off: a SCSI host lock in queuecommand or
+ * in the HBA's interrupt handler, a libata port lock, a timer base, an
+ * IOVA or swiotlb lock.  A CPU stopped there leaves that disk unusable
+ * (sanity_check() refuses it) or the dump spinning.  A call-function IPI
+ * is only taken where interrupts are on, outside all of those (or by an
+ * idle CPU, from its idle loop): each CPU is sent one, and spins in
+ * dd_park() until its NMI.  Its registers in the dump are then those of
+ * dd_park(), with the interrupted context one exception frame below.  A
+ * CPU that has not parked after DISKDUMP_PARK_US (interrupts off that
+ * long, in its own panic or in an NMI handler) is stopped where it is.
+ *
+ * Only where the stop is an NMI, which reaches a parked CPU: x86 with its
+ * own crash_stop_other_cpus (Xen PV's stop is an ordinary IPI), and not
+ * PREEMPT_RT, whose spin_lock_irqsave() leaves interrupts on.
+ */
+#if defined(CONFIG_X86) && !defined(CONFIG_PREEMPT_RT)
+static struct cpumask dd_parked;
+
+static __diskdump_text void dd_park(void *unused)
+{
+	cpumask_set_cpu(smp_processor_id(), &dd_parked);
+	for (;;)
+		cpu_relax();
+}
+
+static DEFINE_PER_CPU(call_single_data_t, dd_park_csd) = CSD_INIT(dd_park, NULL);
+
+/*
+ * The IPI is sent again every DISKDUMP_PARK_RESEND_US to the CPUs not yet
+ * parked: the call-function queue only sends one when the queue was
+ * empty, and another CPU may have queued a call there and been parked (or
+ * stopped) before it sent its own IPI.  An extra IPI only empties the
+ * queue.
+ */
+static __diskdump_text void dd_park_cpus(void)
+{
+	static struct cpumask sent, late;
+	unsigned int cpu, this = smp_processor_id(), us;
+
+	if (!smp_ops.crash_stop_other_cpus)
+		return;
+	cpumask_clear(&sent);
+	for_each_online_cpu(cpu) {
+		if (cpu != this &&
+		    !smp_call_function_single_async(cpu, per_cpu_ptr(&dd_park_csd, cpu)))
+			cpumask_set_cpu(cpu, &sent);
+	}
+	for (us = 0; us < DISKDUMP_PARK_US; us += DISKDUMP_PARK_STEP_US) {
+		if (!cpumask_andnot(&late, &sent, &dd_parked))
+			return;
+		if (us % DISKDUMP_PARK_RESEND_US == 0)
+			for_each_cpu(cpu, &late)
+				arch_send_call_function_single_ipi(cpu);
+		udelay(DISKDUMP_PARK_STEP_US);
+	}
+	pr_emerg("CPUs %*pbl not parked in %u ms: stopped where they are\n",
+		 cpumask_pr_args(&late), DISKDUMP_PARK_US / 1000);
+}
+#else
+static inline void dd_park_cpus(void) { }
+#endif
+
 /* Stop the other CPUs and save everyone's registers, as kdump does. */
 static __diskdump_text void diskdump_stop_cpus(void)
 {
 	crash_setup_regs(&dds.regs, NULL);
 	crash_save_cpu(&dds.regs, smp_processor_id());
+	dd_park_cpus();
 	crash_smp_send_stop();
 	crash_save_vmcoreinfo();
 }
