@@ -177,13 +177,14 @@ driver_scenario() {
 # the disk, drive dd0, which QEMU throttles to 200 requests a second, so
 # that the reader's commands wait in QEMU long enough to be in flight at
 # the panic (the dump is throttled too).  SUM2 is sda2's sha256 before.
+# BUSY_APPEND: more kernel parameters.
 busy_scenario() {
 	mk_dump_disk "$WORK/dump.img" 400 300 64
 	head -c 64M /dev/urandom >"$WORK/p2"
 	part_in "$WORK/dump.img" 2 "$WORK/p2"
 	SUM2=$(part_sum "$WORK/dump.img" 2)
 	mk_out_disk "$WORK/out.img" 700
-	SMP=2 run_qemu "$WORK/serial.log" "ddtest=busyread ddbusy=/dev/sda2 ddmib=16 ddtrigger=sysrq dddevs=/dev/sda1" \
+	SMP=2 run_qemu "$WORK/serial.log" "ddtest=busyread ddbusy=/dev/sda2 ddmib=16 ddtrigger=sysrq dddevs=/dev/sda1${BUSY_APPEND:+ $BUSY_APPEND}" \
 		"$@" -drive "file=$WORK/dump.img,if=none,format=raw,id=dd0,throttling.iops-total=200"
 	note "qemu ran ${QEMU_SECONDS}s for both boots"
 	extract_out
