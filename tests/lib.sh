@@ -172,20 +172,38 @@ driver_scenario() {
 }
 
 # busy_scenario DEVICE_ARGS...: a dump disk with sda1 (300 MiB) and sda2 (64
-# MiB of random bytes), two CPUs, the guest reading sda2 with O_DIRECT in a
-# loop while it crashes with sysrq c (hook busyread).  DEVICE_ARGS attach
-# the disk, drive dd0, which QEMU throttles to 200 requests a second, so
-# that the reader's commands wait in QEMU long enough to be in flight at
-# the panic (the dump is throttled too).  SUM2 is sda2's sha256 before.
+# MiB of random bytes), two CPUs, the guest reading sda2 with O_DIRECT in
+# two loops while it crashes with sysrq c (hook busyread).  DEVICE_ARGS
+# attach the disk, drive dd0, which QEMU throttles to 200 requests a
+# second, so that the reader's commands wait in QEMU long enough to be in
+# flight at the panic (the dump is throttled too).  BUSY_IMG and BUSY_PART
+# name the partition read, SUM2 is its sha256 before.
+# BUSY_SEPARATE=1: the reader reads sdb1 (64 MiB of random bytes), drive
+# dd1, which DEVICE_ARGS attach to the same host, throttled to 10 requests
+# a second: each of its commands waits in QEMU for 100-200 ms, far longer
+# than the other CPU takes to be parked and the dump's quiesce to come,
+# and the dump disk is not throttled.
 # BUSY_APPEND: more kernel parameters.
 busy_scenario() {
-	mk_dump_disk "$WORK/dump.img" 400 300 64
+	local drives busy count=64
+	if [ "${BUSY_SEPARATE:-0}" = 1 ]; then
+		mk_dump_disk "$WORK/dump.img" 400 300
+		mk_dump_disk "$WORK/busy.img" 80 64
+		BUSY_IMG=$WORK/busy.img BUSY_PART=1 busy=/dev/sdb1 count=4
+		drives="-drive file=$WORK/dump.img,if=none,format=raw,id=dd0
+			-drive file=$WORK/busy.img,if=none,format=raw,id=dd1,throttling.iops-total=10"
+	else
+		mk_dump_disk "$WORK/dump.img" 400 300 64
+		BUSY_IMG=$WORK/dump.img BUSY_PART=2 busy=/dev/sda2
+		drives="-drive file=$WORK/dump.img,if=none,format=raw,id=dd0,throttling.iops-total=200"
+	fi
 	head -c 64M /dev/urandom >"$WORK/p2"
-	part_in "$WORK/dump.img" 2 "$WORK/p2"
-	SUM2=$(part_sum "$WORK/dump.img" 2)
+	part_in "$BUSY_IMG" "$BUSY_PART" "$WORK/p2"
+	SUM2=$(part_sum "$BUSY_IMG" "$BUSY_PART")
 	mk_out_disk "$WORK/out.img" 700
-	SMP=2 run_qemu "$WORK/serial.log" "ddtest=busyread ddbusy=/dev/sda2 ddmib=16 ddtrigger=sysrq dddevs=/dev/sda1${BUSY_APPEND:+ $BUSY_APPEND}" \
-		"$@" -drive "file=$WORK/dump.img,if=none,format=raw,id=dd0,throttling.iops-total=200"
+	# shellcheck disable=SC2086
+	SMP=2 run_qemu "$WORK/serial.log" "ddtest=busyread ddbusy=$busy ddbusycount=$count ddmib=16 ddtrigger=sysrq dddevs=/dev/sda1${BUSY_APPEND:+ $BUSY_APPEND}" \
+		"$@" $drives
 	note "qemu ran ${QEMU_SECONDS}s for both boots"
 	extract_out
 	expect_log "$WORK/serial.log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
