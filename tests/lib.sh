@@ -171,6 +171,59 @@ driver_scenario() {
 	extract_out
 }
 
+# hotadd_run APPEND: the guest (256 MiB, room for a 256 MiB DIMM) runs hook
+# hotadd with APPEND, dumping to sda1; once it says it armed, QMP plugs a
+# 256 MiB DIMM (ACPI memory hotplug).  The output disk is extracted.
+hotadd_run() {
+	local plug qmp_pid
+	mk_dump_disk "$WORK/dump.img" 700
+	mk_out_disk "$WORK/out.img" 900
+	plug='[{"execute": "object-add", "arguments": {"qom-type": "memory-backend-ram", "id": "hot1", "size": 268435456}},
+ {"execute": "device_add", "arguments": {"driver": "pc-dimm", "id": "dimm1", "memdev": "hot1"}}]'
+	python3 tests/qmp-when.py "$WORK/serial.log" "GUEST: armed; plug the memory" \
+		"$WORK/qmp.sock" "$plug" >"$WORK/qmp.txt" 2>&1 &
+	qmp_pid=$!
+	MEM="256M,slots=2,maxmem=1G" run_qemu "$WORK/serial.log" "$1" \
+		$(scsi_disk "$WORK/dump.img") -qmp "unix:$WORK/qmp.sock,server=on,wait=off"
+	wait $qmp_pid || { cat "$WORK/qmp.txt"; fail "the DIMM was not plugged"; }
+	note "qemu ran ${QEMU_SECONDS}s for both boots"
+	extract_out
+}
+
+# two_hosts_run APPEND [qemu args]: two CPUs, two lsi53c895a HBAs, a.img
+# behind host 0 and b.img behind host 1, each with one formatted 300 MiB
+# partition; the guest dumps to both (host 0's first).  SUM_A and SUM_B
+# are the formatted partitions' sha256.  Then host_maps.
+two_hosts_run() {
+	local append=$1
+	shift
+	SMP=2
+	mk_dump_disk "$WORK/a.img" 300
+	mk_dump_disk "$WORK/b.img" 300
+	host_format "$WORK/a.img" 1
+	host_format "$WORK/b.img" 1
+	SUM_A=$(part_sum "$WORK/a.img" 1)
+	SUM_B=$(part_sum "$WORK/b.img" 1)
+	mk_out_disk "$WORK/out.img" 700
+	run_qemu "$WORK/serial.log" "$append dddevs=/dev/sda1,/dev/sdb1" \
+		$(scsi_hba 0) $(scsi_hd "$WORK/a.img" scsi0 0) \
+		$(scsi_hba 1) $(scsi_hd "$WORK/b.img" scsi1 0) "$@"
+	note "qemu ran ${QEMU_SECONDS}s for both boots"
+	extract_out
+	host_maps
+}
+
+# host_maps: which partition the guest found behind host 0 and host 1 (sd's
+# probes are asynchronous), from the host_parts lines of both boots: H0,
+# H0DEV, H1, H1DEV in boot 1 (/dev/sdX1 and MAJ:MIN), H0B, H1B in boot 2.
+host_maps() {
+	local maps
+	maps=$(grep -aoE 'GUEST: host 0: /dev/sd[a-z]1 [0-9]+:[0-9]+; host 1: /dev/sd[a-z]1 [0-9]+:[0-9]+' "$WORK/serial.log")
+	[ "$(echo "$maps" | wc -l)" = 2 ] || fail "the guest did not say which partition is behind which host in both boots"
+	read -r _ _ _ H0 H0DEV _ _ H1 H1DEV <<<"$(echo "$maps" | head -1 | tr ';' ' ')"
+	read -r _ _ _ H0B _ _ _ H1B _ <<<"$(echo "$maps" | tail -1 | tr ';' ' ')"
+}
+
 # busy_scenario DEVICE_ARGS...: a dump disk with sda1 (300 MiB) and sda2 (64
 # MiB of random bytes), two CPUs, the guest reading sda2 with O_DIRECT in
 # two loops while it crashes with sysrq c (hook busyread).  DEVICE_ARGS

@@ -5,18 +5,7 @@
 # (its memory map is gone: reading it could fault or give garbage), and
 # keep the rest: /proc/diskdump's RAM count falls by the block, no
 # PT_LOAD of the saved vmcore touches it, every pattern page is there.
-mk_dump_disk "$WORK/dump.img" 700
-mk_out_disk "$WORK/out.img" 900
-plug='[{"execute": "object-add", "arguments": {"qom-type": "memory-backend-ram", "id": "hot1", "size": 268435456}},
- {"execute": "device_add", "arguments": {"driver": "pc-dimm", "id": "dimm1", "memdev": "hot1"}}]'
-python3 tests/qmp-when.py "$WORK/serial.log" "GUEST: armed; plug the memory" \
-	"$WORK/qmp.sock" "$plug" >"$WORK/qmp.txt" 2>&1 &
-qmp_pid=$!
-MEM="256M,slots=2,maxmem=1G" run_qemu "$WORK/serial.log" "ddtest=hotadd ddmib=64 ddoffline=1" \
-	$(scsi_disk "$WORK/dump.img") -qmp "unix:$WORK/qmp.sock,server=on,wait=off"
-wait $qmp_pid || { cat "$WORK/qmp.txt"; fail "the DIMM was not plugged"; }
-note "qemu ran ${QEMU_SECONDS}s for both boots"
-extract_out
+hotadd_run "ddtest=hotadd ddmib=64 ddoffline=1"
 log=$WORK/serial.log
 expect_log "$log" "GUEST: onlined 2 memory blocks" "the DIMM's memory did not come online"
 expect_log "$log" "GUEST: offlined [0-9]+: offline" "the block did not go offline"
