@@ -62,11 +62,36 @@ boot_qemu() {
 
 # run_qemu LOG APPEND [extra qemu args]: boot the test initramfs until the
 # guest powers off.  The dump disk must already be given in the extra args.
+# IOMMU=lazy or IOMMU=strict: a q35 machine with QEMU's Intel IOMMU, on in
+# the guest with lazy or strict unmapping, every PCI device behind it (the
+# output disk a modern virtio device that uses it: a legacy one would
+# bypass it).
 run_qemu() {
-	local log=$1 append=$2
+	local log=$1 append=$2 out
 	shift 2
-	boot_qemu "$log" "$append" -initrd "$INITRD" \
-		-drive "file=$WORK/out.img,if=virtio,format=raw" "$@"
+	out=(-drive "file=$WORK/out.img,if=virtio,format=raw")
+	case ${IOMMU:-} in
+	"") ;;
+	lazy|strict)
+		out=(-machine q35 -device intel-iommu
+			-drive "file=$WORK/out.img,if=none,format=raw,id=out"
+			-device virtio-blk-pci,drive=out,iommu_platform=on,disable-legacy=on)
+		append="$append intel_iommu=on iommu.strict=$([ "$IOMMU" = strict ] && echo 1 || echo 0)" ;;
+	*) fail "IOMMU=$IOMMU: lazy or strict" ;;
+	esac
+	boot_qemu "$log" "$append" -initrd "$INITRD" "${out[@]}" "$@"
+}
+
+# check_iommu MODE DEVICE_REGEX: the guest ran with the Intel IOMMU in MODE
+# (lazy or strict) and the PCI device matching DEVICE_REGEX (in the
+# "Adding to iommu group" line) behind it, in boot 2's kernel log.
+check_iommu() {
+	local dm=$WORK/out/dmesg-boot2.txt
+	expect_log "$dm" "DMAR: IOMMU enabled" "the Intel IOMMU is not on"
+	expect_log "$dm" "iommu: DMA domain TLB invalidation policy: $1 mode" "the IOMMU is not in $1 mode"
+	expect_log "$dm" "$2: Adding to iommu group" "the dump disk's controller is not behind the IOMMU"
+	grep -q "DMAR: DRHD: handling fault" "$WORK/serial.log" && fail "the IOMMU reported a DMA fault"
+	note "$(grep -o 'iommu: DMA domain TLB invalidation policy: [a-z]* mode' "$dm"); $(grep -c 'Adding to iommu group' "$dm") devices behind the IOMMU"
 }
 
 # scsi_disk FILE: qemu arguments for FILE as a disk behind an lsi53c895a.
@@ -236,7 +261,8 @@ host_maps() {
 # a second: each of its commands waits in QEMU for 100-200 ms, far longer
 # than the other CPU takes to be parked and the dump's quiesce to come,
 # and the dump disk is not throttled.
-# BUSY_APPEND: more kernel parameters.
+# BUSY_APPEND: more kernel parameters.  BUSY_TEST: the guest hook, busyread
+# or one that sources it.
 busy_scenario() {
 	local drives busy count=64
 	if [ "${BUSY_SEPARATE:-0}" = 1 ]; then
@@ -255,11 +281,56 @@ busy_scenario() {
 	SUM2=$(part_sum "$BUSY_IMG" "$BUSY_PART")
 	mk_out_disk "$WORK/out.img" 700
 	# shellcheck disable=SC2086
-	SMP=2 run_qemu "$WORK/serial.log" "ddtest=busyread ddbusy=$busy ddbusycount=$count ddmib=16 ddtrigger=sysrq dddevs=/dev/sda1${BUSY_APPEND:+ $BUSY_APPEND}" \
+	SMP=2 run_qemu "$WORK/serial.log" "ddtest=${BUSY_TEST:-busyread} ddbusy=$busy ddbusycount=$count ddmib=16 ddtrigger=sysrq dddevs=/dev/sda1${BUSY_APPEND:+ $BUSY_APPEND}" \
 		"$@" $drives
 	note "qemu ran ${QEMU_SECONDS}s for both boots"
 	extract_out
 	expect_log "$WORK/serial.log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
+}
+
+# iommu_busy: busy_scenario with the dump disk on q35's own AHCI (00:1f.2,
+# port 0) behind the Intel IOMMU (IOMMU=lazy or strict), and once memory is
+# filled the other CPU also mapping and unmapping a page for the AHCI host
+# with interrupts off (hook mapbusy); then every check of a good dump.
+iommu_busy() {
+	local log=$WORK/serial.log
+	BUSY_TEST=mapbusy busy_scenario -device ide-hd,drive=dd0,bus=ide.0
+	expect_log "$WORK/out/dmesg-boot2.txt" "ahci 0000:00:1f.2: AHCI" "q35's AHCI is not at 00:1f.2"
+	check_iommu "$IOMMU" "0000:00:1f.2"
+	expect_log "$log" "scsi_dump_test: CPU [0-9]+ maps and unmaps for host [0-9]+ 1 ms at a time, behind an IOMMU" \
+		"the other CPU did not map through the IOMMU"
+	grep -q "not parked in" "$log" && fail "the mapping CPU was not parked"
+	check_saved_dump "sysrq triggered crash" 2
+	[ "$(part_sum "$BUSY_IMG" "$BUSY_PART")" = "$SUM2" ] || fail "the partition read during the crash changed"
+	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log"); sda2 unchanged"
+	note "$(grep -o 'diskdump: left [0-9]* timers of other code unrun, the first [a-z_]*' "$log" || echo 'no timer of other code armed while dumping')"
+	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
+}
+
+# nvme_busy: an NVMe namespace, nvme0n1p1 the dump partition, and the other
+# CPU reading nvme0n1p2 (random bytes) with O_DIRECT on the normal queues,
+# throttled in boot 1 so that its commands are in flight at the panic; the
+# dump goes through the queue pair nvme-pci set aside.  Boot 1 ends in QEMU
+# and boot 2 is a fresh QEMU (two_qemus).  Then every check.
+nvme_busy() {
+	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt sum2 args dev
+	mk_dump_disk "$WORK/dump.img" 400 300 64
+	head -c 64M /dev/urandom >"$WORK/p2"
+	part_in "$WORK/dump.img" 2 "$WORK/p2"
+	sum2=$(part_sum "$WORK/dump.img" 2)
+	mk_out_disk "$WORK/out.img" 700
+	args="ddtest=busyread ddbusy=/dev/nvme0n1p2 ddmib=16 ddtrigger=sysrq dddevs=/dev/nvme0n1p1"
+	dev="-device nvme,serial=diskdump0,drive=dd0 -drive file=$WORK/dump.img,if=none,format=raw,id=dd0"
+	SMP=2 two_qemus "$args" "$dev,throttling.iops-total=200" "$dev"
+	expect_log "$dm" "nvme nvme0: dump queue [0-9]+, [0-9]+ entries" "no dump queue was created"
+	expect_log "$log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
+	expect_log "$log" "trying partition 259:" "the NVMe partition was not tried"
+	DUMPDEV=/dev/nvme0n1p1 check_saved_dump "sysrq triggered crash" 2
+	[ "$(part_sum "$WORK/dump.img" 2)" = "$sum2" ] || fail "nvme0n1p2 changed"
+	note "$(grep -o 'dump queue [0-9]*, [0-9]* entries, [0-9]* KiB per command' "$dm" | head -1); p2 unchanged"
+	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log")"
+	check_gdb
+	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
 }
 
 # check_saved_dump PANIC_REGEX CPUS: what every good dump must show.  With

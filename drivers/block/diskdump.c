@@ -33,10 +33,12 @@
 #include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/diskdump.h>
+#include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/hrtimer.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
+#include <linux/iommu-dma.h>
 #include <linux/ioport.h>
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
@@ -51,6 +53,7 @@
 #include <linux/proc_fs.h>
 #include <linux/random.h>
 #include <linux/sched.h>
+#include <linux/swiotlb.h>
 #include <linux/security.h>
 #include <linux/set_memory.h>
 #include <linux/seq_file.h>
@@ -139,6 +142,8 @@ static struct {
 	u64 udelay_ns;
 	unsigned long io_errors;
 	u64 timers_run;
+	u64 timers_ignored;	/* armed by other code: left unrun */
+	void *first_ignored;	/* the first of those timers' functions */
 	u64 tasklets_run;
 	u64 unreadable_pages;
 	u64 hwpoison_pages;
@@ -255,13 +260,34 @@ static __diskdump_text int dd_timer_detach(struct timer_list *timer)
 	return dd_timer_detach_wheel(timer);
 }
 
+/*
+ * Is @timer one of the dump drivers'?  The timer callbacks that a dump
+ * driver needs at panic (sym53c8xx's, which ends the settle time after a
+ * bus reset) are __diskdump_text, like the rest of the panic path.  Any
+ * other timer armed while dumping belongs to code that is not dumping: a
+ * delayed work's would queue work, the IOMMU flush queue's would take every
+ * CPU's flush-queue lock.  Those are left unrun, as they would be without
+ * diskdump, for the timer wheel never runs again.  A module's timers are
+ * not told apart yet (its .diskdump.text is not recorded): they are run.
+ */
+static __diskdump_text bool dd_timer_is_dump_code(struct timer_list *timer)
+{
+	unsigned long fn = (unsigned long)timer->function;
+
+	if (fn >= (unsigned long)__diskdump_text_start &&
+	    fn < (unsigned long)__diskdump_text_end)
+		return true;
+	return is_module_text_address(fn);
+}
+
 /**
  * diskdump_mod_timer - mod_timer() in crashdump mode
  * @timer: the timer
  * @expires: new expiry time in jiffies
  *
  * Moves @timer to diskdump's private list, from which diskdump_udelay()
- * runs it once it expires.  A timer that was shut down (its function
+ * runs it once it expires, if it is a dump driver's; any other timer is
+ * only taken off the timer wheel.  A timer that was shut down (its function
  * cleared by timer_shutdown()) is not armed again, as with the timer wheel.
  *
  * Return: 1 if the timer was pending, 0 if not.
@@ -274,6 +300,11 @@ diskdump_mod_timer(struct timer_list *timer, unsigned long expires)
 	if (!timer->function)
 		return was_pending;
 	timer->expires = expires;
+	if (!dd_timer_is_dump_code(timer)) {
+		if (!dds.timers_ignored++)
+			dds.first_ignored = timer->function;
+		return was_pending;
+	}
 	hlist_add_head(&timer->entry, &dd_timers);
 	return was_pending;
 }
@@ -1124,6 +1155,8 @@ static __diskdump_text int write_dump(struct disk_dump_partition *part)
 	return ret;
 }
 
+static bool dd_all_parked(void);
+
 static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
 					      const char *msg)
 {
@@ -1139,6 +1172,10 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
 	if (bdev_nr_sectors(file_bdev(part->bdev_file)) != part->nr_sects) {
 		pr_emerg("the partition was resized since it was armed: not writing here\n");
 		return -ESTALE;
+	}
+	if (part->dev->dma_locks && !dd_all_parked()) {
+		pr_emerg("a CPU stopped where it was may hold the IOMMU's or swiotlb's locks, which this disk's driver takes to map the dump: not using it\n");
+		return -EBUSY;
 	}
 	ret = ops->sanity_check(part->dev);
 	if (ret) {
@@ -1170,6 +1207,9 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
 			 div_u64(dd.hdr->write_ns, NSEC_PER_MSEC),
 			 dd.hdr->flags & DISKDUMP_FLAG_TRUNCATED ?
 			 " (truncated: the partition is too small)" : "");
+	if (dds.timers_ignored)
+		pr_emerg("left %llu timers of other code unrun, the first %ps\n",
+			 dds.timers_ignored, dds.first_ignored);
 	return ret;
 }
 
@@ -1193,6 +1233,7 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
  */
 #if defined(CONFIG_X86) && !defined(CONFIG_PREEMPT_RT)
 static struct cpumask dd_parked;
+static struct cpumask dd_unparked;	/* stopped where they were */
 
 static __diskdump_text void dd_park(void *unused)
 {
@@ -1212,7 +1253,7 @@ static DEFINE_PER_CPU(call_single_data_t, dd_park_csd) = CSD_INIT(dd_park, NULL)
  */
 static __diskdump_text void dd_park_cpus(void)
 {
-	static struct cpumask sent, late;
+	static struct cpumask sent;
 	unsigned int cpu, this = smp_processor_id(), us;
 
 	if (!smp_ops.crash_stop_other_cpus)
@@ -1224,19 +1265,50 @@ static __diskdump_text void dd_park_cpus(void)
 			cpumask_set_cpu(cpu, &sent);
 	}
 	for (us = 0; us < DISKDUMP_PARK_US; us += DISKDUMP_PARK_STEP_US) {
-		if (!cpumask_andnot(&late, &sent, &dd_parked))
+		if (!cpumask_andnot(&dd_unparked, &sent, &dd_parked))
 			return;
 		if (us % DISKDUMP_PARK_RESEND_US == 0)
-			for_each_cpu(cpu, &late)
+			for_each_cpu(cpu, &dd_unparked)
 				arch_send_call_function_single_ipi(cpu);
 		udelay(DISKDUMP_PARK_STEP_US);
 	}
 	pr_emerg("CPUs %*pbl not parked in %u ms: stopped where they are\n",
-		 cpumask_pr_args(&late), DISKDUMP_PARK_US / 1000);
+		 cpumask_pr_args(&dd_unparked), DISKDUMP_PARK_US / 1000);
+}
+
+/* Were the other CPUs parked (or are there none)?  Known after the stop. */
+static __diskdump_text bool dd_all_parked(void)
+{
+	return smp_ops.crash_stop_other_cpus && cpumask_empty(&dd_unparked);
+}
+
+/* Can the other CPUs be parked at panic? */
+static bool dd_can_park(void)
+{
+	return smp_ops.crash_stop_other_cpus;
 }
 #else
 static inline void dd_park_cpus(void) { }
+static inline bool dd_all_parked(void) { return num_online_cpus() == 1; }
+static inline bool dd_can_park(void) { return false; }
 #endif
+
+/*
+ * Does the driver map the dump's buffers at panic through an IOMMU or
+ * swiotlb?  Both take locks with interrupts off to map and unmap (the
+ * IOVA allocator's, the flush and invalidation queues', an swiotlb area's),
+ * and a CPU stopped inside one of them would leave the dump spinning on it
+ * for ever.  dd_park_cpus() keeps the other CPUs out of them.  Asked when
+ * the device is armed: whether swiotlb bounces a device's buffers is not
+ * safe to ask at panic.
+ */
+static bool dd_dma_takes_locks(struct device *dma)
+{
+	if (!dma)
+		return false;
+	return use_dma_iommu(dma) || is_swiotlb_force_bounce(dma) ||
+	       (is_swiotlb_active(dma) && dma_addressing_limited(dma));
+}
 
 /* Stop the other CPUs and save everyone's registers, as kdump does. */
 static __diskdump_text void diskdump_stop_cpus(void)
@@ -1662,6 +1734,13 @@ static struct disk_dump_device *find_device(struct gendisk *disk, bool *is_new)
 			kfree(dev);
 			module_put(type->owner);
 			continue;
+		}
+		dev->dma_locks = dd_dma_takes_locks(dev->dma_dev);
+		if (dev->dma_locks && !dd_can_park()) {
+			pr_warn("%s: its driver maps the dump's buffers at panic through an IOMMU or swiotlb, and this kernel cannot keep the other CPUs out of their locks\n",
+				disk->disk_name);
+			dd_free_device(dev);
+			return ERR_PTR(-EOPNOTSUPP);
 		}
 		*is_new = true;
 		return dev;

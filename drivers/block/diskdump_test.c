@@ -12,11 +12,18 @@
 static int kt_calls;
 static bool kt_rearm;
 
-static void kt_timer_fn(struct timer_list *t)
+/* A dump driver's timer: its callback is panic-path code. */
+static __diskdump_text void kt_timer_fn(struct timer_list *t)
 {
 	kt_calls++;
 	if (kt_rearm)
 		mod_timer(t, jiffies);	/* always already expired */
+}
+
+/* A timer of code that is not dumping (a delayed work, an IOMMU's). */
+static void kt_other_timer_fn(struct timer_list *t)
+{
+	kt_calls++;
 }
 
 static void kt_tasklet_fn(struct tasklet_struct *t)
@@ -111,6 +118,36 @@ static void dd_test_wheel_timer_moved_and_run(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, priv);
 	KUNIT_EXPECT_EQ(test, calls, 1);
 	KUNIT_EXPECT_FALSE(test, timer_pending(&t));
+	destroy_timer_on_stack(&t);
+}
+
+static void dd_test_other_timer_left_unrun(struct kunit *test)
+{
+	u64 ignored = dds.timers_ignored;
+	void *first = dds.first_ignored;
+	struct timer_list t;
+	unsigned long flags;
+	bool priv, pending;
+	int again;
+
+	timer_setup_on_stack(&t, kt_other_timer_fn, 0);
+	mod_timer(&t, jiffies + 100 * HZ);	/* armed before the "panic" */
+	flags = kt_enter();
+	dds.timers_ignored = 0;
+	again = mod_timer(&t, jiffies - 1);	/* re-armed while dumping */
+	priv = dd_timer_is_private(&t);
+	pending = timer_pending(&t);
+	diskdump_run_timers();
+	kt_leave(flags);
+	KUNIT_EXPECT_EQ(test, again, 1);
+	KUNIT_EXPECT_FALSE(test, priv);
+	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_EXPECT_EQ(test, kt_calls, 0);
+	KUNIT_EXPECT_EQ(test, dds.timers_ignored, 1);
+	KUNIT_EXPECT_PTR_EQ(test, dds.first_ignored, (void *)kt_other_timer_fn);
+	KUNIT_EXPECT_EQ(test, timer_delete_sync(&t), 0);
+	dds.timers_ignored = ignored;
+	dds.first_ignored = first;
 	destroy_timer_on_stack(&t);
 }
 
@@ -414,6 +451,7 @@ static struct kunit_case diskdump_test_cases[] = {
 	KUNIT_CASE(dd_test_mode_off_uses_wheel),
 	KUNIT_CASE(dd_test_mod_timer_diverted),
 	KUNIT_CASE(dd_test_wheel_timer_moved_and_run),
+	KUNIT_CASE(dd_test_other_timer_left_unrun),
 	KUNIT_CASE(dd_test_rearming_timer_is_bounded),
 	KUNIT_CASE(dd_test_tasklet_diverted),
 	KUNIT_CASE(dd_test_delete_sync_busy_wheel),

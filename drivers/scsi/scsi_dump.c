@@ -19,8 +19,6 @@
 #include <linux/diskdump.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
-#include <linux/kthread.h>
-#include <linux/moduleparam.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
@@ -403,6 +401,8 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	sdd->cmd->flags |= SCMD_LAST;
 
 	dev->ops = &scsi_dump_ops;
+	/* the HBA maps each command's buffer in queuecommand */
+	dev->dma_dev = sdev->host->dma_dev;
 	dev->priv = sdd;
 	return 0;
 
@@ -431,99 +431,6 @@ static struct disk_dump_type scsi_dump_type = {
 	.remove_device	= scsi_dump_remove_device,
 	.owner		= THIS_MODULE,
 };
-
-#ifdef CONFIG_DISKDUMP_TEST
-/*
- * Test hooks: writing a host number to scsi_mod.dump_test_hold_lock makes a
- * kernel thread on another CPU take that host's lock and spin with
- * interrupts off, never letting go, as a CPU that hangs in the driver
- * would.  At the next panic sanity_check must refuse the host.  With
- * scsi_mod.dump_test_busy_lock the thread holds the lock for 1 ms at a
- * time, letting go for 5 us in between, as a host busy with I/O on
- * another CPU: the stop must not leave that CPU holding it.
- */
-struct scsi_dump_holder {
-	struct Scsi_Host *shost;
-	bool busy;
-	bool held;
-};
-
-static int scsi_dump_hold_lock(void *data)
-{
-	struct scsi_dump_holder *holder = data;
-
-	for (;;) {
-		spin_lock_irq(holder->shost->host_lock);
-		WRITE_ONCE(holder->held, true);
-		while (!holder->busy)
-			cpu_relax();
-		mdelay(1);
-		spin_unlock_irq(holder->shost->host_lock);
-		udelay(5);
-		cond_resched();	/* no soft lockup while the test runs */
-	}
-	return 0;
-}
-
-static int scsi_dump_test_hold_lock(const char *val,
-				    const struct kernel_param *kp)
-{
-	static struct scsi_dump_holder holder;
-	struct task_struct *thread;
-	unsigned int host_no, cpu;
-	int ret;
-
-	ret = kstrtouint(val, 0, &host_no);
-	if (ret)
-		return ret;
-	if (holder.shost)
-		return -EBUSY;
-	/* stay off the CPU that is about to stop scheduling */
-	migrate_disable();
-	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
-	if (cpu >= nr_cpu_ids) {
-		ret = -EBUSY;
-		goto out;
-	}
-	holder.shost = scsi_host_lookup(host_no);
-	if (!holder.shost) {
-		ret = -ENODEV;
-		goto out;
-	}
-	holder.held = false;
-	holder.busy = !!kp->arg;
-	thread = kthread_run_on_cpu(scsi_dump_hold_lock, &holder, cpu,
-				    "scsi_dump_hold/%u");
-	if (IS_ERR(thread)) {
-		scsi_host_put(holder.shost);
-		holder.shost = NULL;
-		ret = PTR_ERR(thread);
-		goto out;
-	}
-	/*
-	 * Poll, not a completion: complete() on the holder's CPU would make
-	 * that CPU the waker, and the scheduler may then queue this task
-	 * there, on a CPU that never schedules again.
-	 */
-	while (!READ_ONCE(holder.held))
-		cpu_relax();
-	pr_warn("test: CPU %u holds the lock of host %u %s\n", cpu, host_no,
-		holder.busy ? "1 ms at a time" : "for good");
-out:
-	migrate_enable();
-	return ret;
-}
-
-static const struct kernel_param_ops scsi_dump_hold_lock_ops = {
-	.set = scsi_dump_test_hold_lock,
-};
-module_param_cb(dump_test_hold_lock, &scsi_dump_hold_lock_ops, NULL, 0200);
-MODULE_PARM_DESC(dump_test_hold_lock,
-		 "Test only: a CPU takes this SCSI host's lock and never releases it");
-module_param_cb(dump_test_busy_lock, &scsi_dump_hold_lock_ops, (void *)1, 0200);
-MODULE_PARM_DESC(dump_test_busy_lock,
-		 "Test only: a CPU holds this SCSI host's lock 1 ms at a time");
-#endif
 
 int scsi_dump_init(void)
 {

@@ -24,10 +24,23 @@
  * the files that hold it are built without the ftrace flags
  * (CFLAGS_REMOVE_... = $(CC_FLAGS_FTRACE) in their Makefiles).
  */
+#ifdef CONFIG_DISKDUMP
 #define __diskdump_text	__section(".diskdump.text")
+#else
+#define __diskdump_text
+#endif
+
+/*
+ * In crashdump mode only timers whose callback is __diskdump_text are run:
+ * any other timer armed while dumping belongs to code that is not dumping
+ * and is left unrun.  A dump driver marks the callback of a timer it needs
+ * at panic "notrace __diskdump_text" (notrace where its file is built with
+ * the ftrace flags).
+ */
 
 /* Dump devices: the driver contract */
 
+struct device;
 struct gendisk;
 struct module;
 struct disk_dump_device;
@@ -67,6 +80,11 @@ struct disk_dump_device_ops {
  * @type: the disk_dump_type that offered this device
  * @priv: the driver's own per-device data
  * @max_blocks: largest @nr_blocks one rw_block call takes
+ * @dma_dev: the device for which the driver maps the dump's buffers at
+ *	panic (in queuecommand, as sym53c8xx and libata do), set by
+ *	add_device; NULL if they were all mapped when it was armed (NVMe)
+ * @dma_locks: set by diskdump: those mappings go through an IOMMU or
+ *	swiotlb, whose locks they take
  */
 struct disk_dump_device {
 	struct list_head list;
@@ -76,6 +94,8 @@ struct disk_dump_device {
 	struct disk_dump_type *type;
 	void *priv;
 	unsigned int max_blocks;
+	struct device *dma_dev;
+	bool dma_locks;
 };
 
 /**

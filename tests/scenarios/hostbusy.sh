@@ -9,7 +9,7 @@
 # queued spinlock, as on hardware (not the test-and-set lock of guests).
 two_hosts_run ddtest=hostbusy -cpu qemu64,-hypervisor
 log=$WORK/serial.log
-expect_log "$log" "test: CPU [0-9]+ holds the lock of host 0 1 ms at a time" "the lock was not taken"
+expect_log "$log" "scsi_dump_test: CPU [0-9]+ holds the lock of host 0 1 ms at a time" "the lock was not taken"
 expect_log "$log" "trying partition $H0DEV " "$H0 (host 0) was not tried first"
 grep -q "scsi_dump: host 0: host lock is held" "$log" && fail "a CPU was stopped holding host 0's lock: $H0 refused"
 grep -q "not parked in" "$log" && fail "the busy CPU was not parked"

@@ -5,7 +5,7 @@
 # one on the other HBA.
 two_hosts_run ddtest=hostlock
 log=$WORK/serial.log
-expect_log "$log" "test: CPU [0-9]+ holds the lock of host 0 for good" "the lock was not taken"
+expect_log "$log" "scsi_dump_test: CPU [0-9]+ holds the lock of host 0 for good" "the lock was not taken"
 expect_log "$log" "diskdump: CPUs [0-9]+ not parked in 100 ms: stopped where they are" \
 	"the CPU that holds the lock with interrupts off was not reported unparked"
 expect_log "$log" "trying partition $H0DEV " "$H0 (host 0) was not tried first"

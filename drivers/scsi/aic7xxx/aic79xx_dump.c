@@ -7,7 +7,7 @@
  * own paths: quiesce is the eh bus reset handler (ahd_reset_channel(),
  * which completes every SCB in flight with CAM_SCSI_BUS_RESET; crashdump
  * mode drops those completions), and poll is the interrupt handler.  The
- * driver's statistics timer keeps running from diskdump's poll loop.
+ * driver's statistics timer is not needed, and not run, while dumping.
  *
  * Compile-tested only: QEMU emulates no Adaptec controller.
  */

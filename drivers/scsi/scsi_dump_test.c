@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scsi_dump_test - CPUs that are busy with a SCSI host when the panic comes
+ *
+ * Test hooks for diskdump (CONFIG_DISKDUMP_TEST), each a parameter that
+ * takes a SCSI host number and starts a kernel thread on another CPU:
+ *
+ * hold_lock	takes the host's lock with interrupts off and never lets go,
+ *		as a CPU that hangs in the driver would.  At the next panic
+ *		scsi_dump's sanity_check must refuse the host.
+ * busy_lock	holds the host's lock for 1 ms at a time, letting go for
+ *		5 us in between, as a host busy with I/O on another CPU:
+ *		the stop must not leave that CPU holding it.
+ * busy_map	maps and unmaps a page for the host's DMA device for 1 ms at
+ *		a time with interrupts off, as a CPU busy starting and ending
+ *		I/O: behind an IOMMU it takes and drops the IOVA allocator's,
+ *		the flush queue's or the invalidation queue's locks all the
+ *		time, and behind swiotlb an area's lock.  The dump, which maps
+ *		its own buffer in the HBA's queuecommand, must find them free.
+ * hold_map	maps and unmaps so with interrupts off for good: that CPU
+ *		cannot be parked, may be stopped in those locks, and the dump
+ *		must not use a disk whose driver would take them.
+ *
+ * Any of them may stop the machine from dumping.  For testing only.
+ */
+
+#define pr_fmt(fmt) "scsi_dump_test: " fmt
+
+#include <linux/delay.h>
+#include <linux/dma-mapping.h>
+#include <linux/iommu.h>
+#include <linux/kthread.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <scsi/scsi_host.h>
+
+#define SCSI_DUMP_TEST_BUSY_NS	NSEC_PER_MSEC	/* busy, interrupts off */
+#define SCSI_DUMP_TEST_GAP_US	5		/* then interrupts on */
+
+enum scsi_dump_test_kind {
+	SCSI_DUMP_TEST_HOLD_LOCK,
+	SCSI_DUMP_TEST_BUSY_LOCK,
+	SCSI_DUMP_TEST_BUSY_MAP,
+	SCSI_DUMP_TEST_HOLD_MAP,
+};
+
+/* The one test thread, its host and what it does. */
+struct scsi_dump_test {
+	struct Scsi_Host *shost;
+	enum scsi_dump_test_kind kind;
+	void *buf;		/* busy_map: the page it maps */
+	bool started;
+};
+
+static struct scsi_dump_test scsi_dump_test;
+
+/* One round of busy_map: map and unmap until the time is up. */
+static void scsi_dump_test_map_round(struct device *dev, void *buf)
+{
+	u64 start = local_clock();
+	dma_addr_t addr;
+
+	do {
+		addr = dma_map_single(dev, buf, PAGE_SIZE, DMA_FROM_DEVICE);
+		if (!dma_mapping_error(dev, addr))
+			dma_unmap_single(dev, addr, PAGE_SIZE, DMA_FROM_DEVICE);
+	} while (local_clock() - start < SCSI_DUMP_TEST_BUSY_NS);
+}
+
+static int scsi_dump_test_thread(void *data)
+{
+	struct scsi_dump_test *test = data;
+	struct Scsi_Host *shost = test->shost;
+
+	for (;;) {
+		if (test->kind >= SCSI_DUMP_TEST_BUSY_MAP) {
+			local_irq_disable();
+			WRITE_ONCE(test->started, true);
+			do {
+				scsi_dump_test_map_round(shost->dma_dev,
+							 test->buf);
+			} while (test->kind == SCSI_DUMP_TEST_HOLD_MAP);
+			local_irq_enable();
+		} else {
+			spin_lock_irq(shost->host_lock);
+			WRITE_ONCE(test->started, true);
+			while (test->kind == SCSI_DUMP_TEST_HOLD_LOCK)
+				cpu_relax();
+			mdelay(1);
+			spin_unlock_irq(shost->host_lock);
+		}
+		udelay(SCSI_DUMP_TEST_GAP_US);
+		cond_resched();	/* no soft lockup while the test runs */
+	}
+	return 0;
+}
+
+/* What the thread does, in the kernel log: the tests look for it. */
+static void scsi_dump_test_say(unsigned int cpu, unsigned int host_no)
+{
+	struct scsi_dump_test *test = &scsi_dump_test;
+
+	switch (test->kind) {
+	case SCSI_DUMP_TEST_HOLD_LOCK:
+		pr_warn("CPU %u holds the lock of host %u for good\n",
+			cpu, host_no);
+		break;
+	case SCSI_DUMP_TEST_BUSY_LOCK:
+		pr_warn("CPU %u holds the lock of host %u 1 ms at a time\n",
+			cpu, host_no);
+		break;
+	case SCSI_DUMP_TEST_BUSY_MAP:
+	case SCSI_DUMP_TEST_HOLD_MAP:
+		pr_warn("CPU %u maps and unmaps for host %u %s, %s\n",
+			cpu, host_no, test->kind == SCSI_DUMP_TEST_HOLD_MAP ?
+			"for good" : "1 ms at a time",
+			device_iommu_mapped(test->shost->dma_dev) ?
+			"behind an IOMMU" : "with no IOMMU");
+		break;
+	}
+}
+
+static int scsi_dump_test_start(unsigned int host_no, unsigned int cpu,
+				enum scsi_dump_test_kind kind)
+{
+	struct scsi_dump_test *test = &scsi_dump_test;
+	struct task_struct *thread;
+
+	test->shost = scsi_host_lookup(host_no);
+	if (!test->shost)
+		return -ENODEV;
+	test->kind = kind;
+	test->started = false;
+	if (kind >= SCSI_DUMP_TEST_BUSY_MAP) {
+		test->buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
+		if (!test->buf)
+			goto fail;
+	}
+	thread = kthread_run_on_cpu(scsi_dump_test_thread, test, cpu,
+				    "scsi_dump_test/%u");
+	if (IS_ERR(thread))
+		goto fail;
+	/*
+	 * Poll, not a completion: complete() on the thread's CPU would make
+	 * that CPU the waker, and the scheduler may then queue this task
+	 * there, on a CPU that never schedules again.
+	 */
+	while (!READ_ONCE(test->started))
+		cpu_relax();
+	scsi_dump_test_say(cpu, host_no);
+	return 0;
+fail:
+	kfree(test->buf);
+	test->buf = NULL;
+	scsi_host_put(test->shost);
+	test->shost = NULL;
+	return -ENOMEM;
+}
+
+static int scsi_dump_test_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int host_no, cpu;
+	int ret;
+
+	ret = kstrtouint(val, 0, &host_no);
+	if (ret)
+		return ret;
+	if (scsi_dump_test.shost)
+		return -EBUSY;
+	/* stay off the CPU that is about to stop scheduling */
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	if (cpu < nr_cpu_ids)
+		ret = scsi_dump_test_start(host_no, cpu,
+					   (uintptr_t)kp->arg);
+	else
+		ret = -EBUSY;
+	migrate_enable();
+	return ret;
+}
+
+static const struct kernel_param_ops scsi_dump_test_ops = {
+	.set = scsi_dump_test_set,
+};
+
+module_param_cb(hold_lock, &scsi_dump_test_ops,
+		(void *)SCSI_DUMP_TEST_HOLD_LOCK, 0200);
+MODULE_PARM_DESC(hold_lock,
+		 "A CPU takes this SCSI host's lock and never releases it");
+module_param_cb(busy_lock, &scsi_dump_test_ops,
+		(void *)SCSI_DUMP_TEST_BUSY_LOCK, 0200);
+MODULE_PARM_DESC(busy_lock,
+		 "A CPU holds this SCSI host's lock 1 ms at a time");
+module_param_cb(busy_map, &scsi_dump_test_ops,
+		(void *)SCSI_DUMP_TEST_BUSY_MAP, 0200);
+MODULE_PARM_DESC(busy_map,
+		 "A CPU maps and unmaps DMA for this SCSI host 1 ms at a time");
+module_param_cb(hold_map, &scsi_dump_test_ops,
+		(void *)SCSI_DUMP_TEST_HOLD_MAP, 0200);
+MODULE_PARM_DESC(hold_map,
+		 "A CPU maps and unmaps DMA for this SCSI host, interrupts off for good");
+
+MODULE_DESCRIPTION("diskdump test hooks: CPUs busy with a SCSI host");
+MODULE_LICENSE("GPL");
