@@ -288,18 +288,25 @@ busy_scenario() {
 	expect_log "$WORK/serial.log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
 }
 
-# iommu_busy: busy_scenario with the dump disk on q35's own AHCI (00:1f.2,
-# port 0) behind the Intel IOMMU (IOMMU=lazy or strict), and once memory is
-# filled the other CPU also mapping and unmapping a page for the AHCI host
-# with interrupts off (hook mapbusy); then every check of a good dump.
+# iommu_busy [QEMU_ARGS]: busy_scenario with the dump disk on q35's own
+# AHCI (00:1f.2, port 0) behind the Intel IOMMU (IOMMU=lazy or strict),
+# and once memory is filled the other CPU also busy with the AHCI host
+# through a test hook (mapbusy): IOMMU_HOOK=busy_map (the default) maps and
+# unmaps a page with interrupts off, busy_iommu holds the IOMMU's
+# invalidation queue lock, each 1 ms at a time.  Then every check of a
+# good dump.
 iommu_busy() {
-	local log=$WORK/serial.log
-	BUSY_TEST=mapbusy busy_scenario -device ide-hd,drive=dd0,bus=ide.0
+	local log=$WORK/serial.log hook=${IOMMU_HOOK:-busy_map}
+	BUSY_TEST=mapbusy BUSY_APPEND="ddhook=$hook" busy_scenario -device ide-hd,drive=dd0,bus=ide.0 "$@"
 	expect_log "$WORK/out/dmesg-boot2.txt" "ahci 0000:00:1f.2: AHCI" "q35's AHCI is not at 00:1f.2"
 	check_iommu "$IOMMU" "0000:00:1f.2"
-	expect_log "$log" "scsi_dump_test: CPU [0-9]+ maps and unmaps for host [0-9]+ 1 ms at a time, behind an IOMMU" \
-		"the other CPU did not map through the IOMMU"
-	grep -q "not parked in" "$log" && fail "the mapping CPU was not parked"
+	case $hook in
+	busy_map) expect_log "$log" "scsi_dump_test: CPU [0-9]+ maps and unmaps for host [0-9]+ 1 ms at a time, behind an IOMMU" \
+		"the other CPU did not map through the IOMMU" ;;
+	busy_iommu) expect_log "$log" "scsi_dump_test: CPU [0-9]+ holds the invalidation queue lock of host [0-9]+'s IOMMU 1 ms at a time" \
+		"the other CPU did not take the IOMMU's lock" ;;
+	esac
+	grep -q "not parked in" "$log" && fail "the busy CPU was not parked"
 	check_saved_dump "sysrq triggered crash" 2
 	[ "$(part_sum "$BUSY_IMG" "$BUSY_PART")" = "$SUM2" ] || fail "the partition read during the crash changed"
 	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log"); sda2 unchanged"

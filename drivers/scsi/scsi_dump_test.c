@@ -20,6 +20,10 @@
  * hold_map	maps and unmaps so with interrupts off for good: that CPU
  *		cannot be parked, may be stopped in those locks, and the dump
  *		must not use a disk whose driver would take them.
+ * busy_iommu	holds the lock of the invalidation queue of the Intel IOMMU
+ *		the host's device is behind for 1 ms at a time, letting go
+ *		for 5 us: in strict mode every unmap, the dump's too, waits
+ *		for an invalidation under that lock.
  *
  * Any of them may stop the machine from dumping.  For testing only.
  */
@@ -36,6 +40,10 @@
 #include <linux/slab.h>
 #include <scsi/scsi_host.h>
 
+#ifdef CONFIG_INTEL_IOMMU
+#include "../iommu/intel/iommu.h"
+#endif
+
 #define SCSI_DUMP_TEST_BUSY_NS	NSEC_PER_MSEC	/* busy, interrupts off */
 #define SCSI_DUMP_TEST_GAP_US	5		/* then interrupts on */
 
@@ -44,6 +52,7 @@ enum scsi_dump_test_kind {
 	SCSI_DUMP_TEST_BUSY_LOCK,
 	SCSI_DUMP_TEST_BUSY_MAP,
 	SCSI_DUMP_TEST_HOLD_MAP,
+	SCSI_DUMP_TEST_BUSY_IOMMU,
 };
 
 /* The one test thread, its host and what it does. */
@@ -51,10 +60,17 @@ struct scsi_dump_test {
 	struct Scsi_Host *shost;
 	enum scsi_dump_test_kind kind;
 	void *buf;		/* busy_map: the page it maps */
+	raw_spinlock_t *qi_lock;	/* busy_iommu: the lock it holds */
 	bool started;
 };
 
 static struct scsi_dump_test scsi_dump_test;
+
+static bool scsi_dump_test_maps(enum scsi_dump_test_kind kind)
+{
+	return kind == SCSI_DUMP_TEST_BUSY_MAP ||
+	       kind == SCSI_DUMP_TEST_HOLD_MAP;
+}
 
 /* One round of busy_map: map and unmap until the time is up. */
 static void scsi_dump_test_map_round(struct device *dev, void *buf)
@@ -69,13 +85,38 @@ static void scsi_dump_test_map_round(struct device *dev, void *buf)
 	} while (local_clock() - start < SCSI_DUMP_TEST_BUSY_NS);
 }
 
+/*
+ * The invalidation queue's lock of the Intel IOMMU that @dev is behind, or
+ * NULL.  Reached through the driver's private structures: a test only.
+ */
+static raw_spinlock_t *scsi_dump_test_qi_lock(struct device *dev)
+{
+#ifdef CONFIG_INTEL_IOMMU
+	struct device_domain_info *info;
+
+	if (!device_iommu_mapped(dev) || !dev->iommu->iommu_dev ||
+	    !dev->iommu->iommu_dev->dev ||
+	    strncmp(dev_name(dev->iommu->iommu_dev->dev), "dmar", 4))
+		return NULL;
+	info = dev_iommu_priv_get(dev);
+	if (info && info->iommu && info->iommu->qi)
+		return &info->iommu->qi->q_lock;
+#endif
+	return NULL;
+}
+
 static int scsi_dump_test_thread(void *data)
 {
 	struct scsi_dump_test *test = data;
 	struct Scsi_Host *shost = test->shost;
 
 	for (;;) {
-		if (test->kind >= SCSI_DUMP_TEST_BUSY_MAP) {
+		if (test->kind == SCSI_DUMP_TEST_BUSY_IOMMU) {
+			raw_spin_lock_irq(test->qi_lock);
+			WRITE_ONCE(test->started, true);
+			mdelay(1);
+			raw_spin_unlock_irq(test->qi_lock);
+		} else if (scsi_dump_test_maps(test->kind)) {
 			local_irq_disable();
 			WRITE_ONCE(test->started, true);
 			do {
@@ -119,6 +160,10 @@ static void scsi_dump_test_say(unsigned int cpu, unsigned int host_no)
 			device_iommu_mapped(test->shost->dma_dev) ?
 			"behind an IOMMU" : "with no IOMMU");
 		break;
+	case SCSI_DUMP_TEST_BUSY_IOMMU:
+		pr_warn("CPU %u holds the invalidation queue lock of host %u's IOMMU 1 ms at a time\n",
+			cpu, host_no);
+		break;
 	}
 }
 
@@ -133,7 +178,14 @@ static int scsi_dump_test_start(unsigned int host_no, unsigned int cpu,
 		return -ENODEV;
 	test->kind = kind;
 	test->started = false;
-	if (kind >= SCSI_DUMP_TEST_BUSY_MAP) {
+	if (kind == SCSI_DUMP_TEST_BUSY_IOMMU) {
+		test->qi_lock = scsi_dump_test_qi_lock(test->shost->dma_dev);
+		if (!test->qi_lock) {
+			scsi_host_put(test->shost);
+			test->shost = NULL;
+			return -ENODEV;
+		}
+	} else if (scsi_dump_test_maps(kind)) {
 		test->buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
 		if (!test->buf)
 			goto fail;
@@ -201,6 +253,10 @@ module_param_cb(hold_map, &scsi_dump_test_ops,
 		(void *)SCSI_DUMP_TEST_HOLD_MAP, 0200);
 MODULE_PARM_DESC(hold_map,
 		 "A CPU maps and unmaps DMA for this SCSI host, interrupts off for good");
+module_param_cb(busy_iommu, &scsi_dump_test_ops,
+		(void *)SCSI_DUMP_TEST_BUSY_IOMMU, 0200);
+MODULE_PARM_DESC(busy_iommu,
+		 "A CPU holds the Intel IOMMU's invalidation queue lock of this SCSI host 1 ms at a time");
 
 MODULE_DESCRIPTION("diskdump test hooks: CPUs busy with a SCSI host");
 MODULE_LICENSE("GPL");
