@@ -540,6 +540,55 @@ static int test_progress_only_on_a_tty(void)
 	return 0;
 }
 
+/* Append a note to @buf at *@len: header, name and desc, each padded. */
+static void put_note(char *buf, size_t *len, const char *name, uint32_t type,
+		     const char *desc, uint32_t descsz)
+{
+	uint32_t nh[3] = { (uint32_t)strlen(name) + 1, descsz, type };
+
+	memcpy(buf + *len, nh, sizeof(nh));
+	*len += sizeof(nh);
+	memset(buf + *len, 0, (nh[0] + 3) & ~3u);
+	memcpy(buf + *len, name, nh[0]);
+	*len += (nh[0] + 3) & ~3u;
+	memset(buf + *len, 0, (descsz + 3) & ~3u);
+	memcpy(buf + *len, desc, descsz);
+	*len += (descsz + 3) & ~3u;
+}
+
+static int test_note_iterator(void)
+{
+	char buf[256];
+	size_t len = 0, pos = 0;
+	struct dd_note n;
+	uint32_t huge[3] = { 0xffffffffu, 4, 1 };
+
+	put_note(buf, &len, "CORE", 1, "abcde", 5);
+	put_note(buf, &len, "VMCOREINFO", 0, "OSRELEASE=6.12.0\n", 17);
+	CHECK(dd_note_next(buf, len, &pos, &n));
+	CHECK(n.type == 1 && n.namesz == 5 && !strcmp(n.name, "CORE"));
+	CHECK(n.descsz == 5 && !memcmp(n.desc, "abcde", 5) && pos == 12 + 8 + 8);
+	CHECK(dd_note_next(buf, len, &pos, &n) && n.namesz == 11 && pos == len);
+	CHECK(!dd_note_next(buf, len, &pos, &n));
+	CHECK(dd_find_vmcoreinfo(buf, len, &n) && n.descsz == 17);
+	CHECK(!memcmp(n.desc, "OSRELEASE=", 10));
+	/* the last note's desc padding cut off: still whole */
+	pos = 0;
+	CHECK(dd_note_next(buf, len - 3, &pos, &n) && dd_note_next(buf, len - 3, &pos, &n));
+	CHECK(pos == len - 3);
+	/* one byte of its desc missing: not a note */
+	CHECK(!dd_find_vmcoreinfo(buf, len - 4, &n));
+	/* a name size that would wrap the offset */
+	memcpy(buf, huge, sizeof(huge));
+	pos = 0;
+	CHECK(!dd_note_next(buf, len, &pos, &n) && pos == 0);
+	CHECK(!dd_find_vmcoreinfo(buf, len, &n));
+	/* a header cut short */
+	pos = 0;
+	CHECK(!dd_note_next(buf, 11, &pos, &n));
+	return 0;
+}
+
 static int test_vmcoreinfo_lookup(void)
 {
 	struct img im;
@@ -2269,6 +2318,7 @@ int main(int argc, char **argv)
 	RUN(test_fmt_block_roundtrip);
 	RUN(test_signatures);
 	RUN(test_complete_dump_to_elf);
+	RUN(test_note_iterator);
 	RUN(test_vmcoreinfo_lookup);
 	RUN(test_truncated_dump_is_partial);
 	RUN(test_chosen_truncated_dump_is_partial);

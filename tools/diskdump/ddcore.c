@@ -2,6 +2,7 @@
 /* The dump partition format, shared by savecore and diskdumpfmt. */
 #define _GNU_SOURCE
 #include <stdarg.h>
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -915,4 +916,45 @@ int dd_signatures(const char *path, struct dd_signature *sigs, int max)
 	blkid_free_probe(pr);
 	close(fd);
 	return r < 0 ? -1 : n;
+}
+
+static uint64_t note_pad(uint64_t n)
+{
+	return (n + 3) & ~3ULL;
+}
+
+bool dd_note_next(const char *notes, size_t size, size_t *pos,
+		  struct dd_note *note)
+{
+	uint64_t name_off, desc_off, end;
+	Elf64_Nhdr nh;
+
+	if (*pos > size || size - *pos < sizeof(nh))
+		return false;
+	memcpy(&nh, notes + *pos, sizeof(nh));
+	name_off = *pos + sizeof(nh);
+	desc_off = name_off + note_pad(nh.n_namesz);
+	/* the last note's padding may be cut off */
+	if (desc_off > size || size - desc_off < nh.n_descsz)
+		return false;
+	end = desc_off + note_pad(nh.n_descsz);
+	note->name = notes + name_off;
+	note->namesz = nh.n_namesz;
+	note->type = nh.n_type;
+	note->desc = notes + desc_off;
+	note->descsz = nh.n_descsz;
+	*pos = end < size ? end : size;
+	return true;
+}
+
+bool dd_find_vmcoreinfo(const char *notes, size_t size, struct dd_note *note)
+{
+	static const char name[] = "VMCOREINFO";
+	size_t pos = 0;
+
+	while (dd_note_next(notes, size, &pos, note))
+		if (note->namesz == sizeof(name) &&
+		    !memcmp(note->name, name, sizeof(name)))
+			return true;
+	return false;
 }

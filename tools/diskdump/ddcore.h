@@ -185,6 +185,24 @@ struct dd_signature {
  */
 int dd_signatures(const char *path, struct dd_signature *sigs, int max);
 
+/* One ELF note: an Elf64_Nhdr, then name and desc, each padded to 4 bytes. */
+struct dd_note {
+	const char *name;	/* namesz bytes, its NUL included */
+	uint32_t namesz;
+	uint32_t type;
+	const char *desc;
+	uint32_t descsz;
+};
+
+/*
+ * The note at *@pos of the @size bytes of notes at @notes, and *@pos moved
+ * past it: true, or false at the end or at a note that does not fit whole.
+ */
+bool dd_note_next(const char *notes, size_t size, size_t *pos,
+		  struct dd_note *note);
+/* The VMCOREINFO note of @notes, or false if there is none. */
+bool dd_find_vmcoreinfo(const char *notes, size_t size, struct dd_note *note);
+
 static inline bool dd_test_bit(const uint8_t *map, uint64_t bit)
 {
 	return map[bit / 8] & (1u << (bit % 8));

@@ -88,23 +88,14 @@ _Static_assert(sizeof(struct kdump_page_desc) == 24, "page_desc layout");
 /* File offset and length of the VMCOREINFO text inside the notes. */
 static void find_vmcoreinfo(const struct dd_dump *d, uint64_t *off, uint64_t *len)
 {
-	uint64_t pos = 0, size = d->h.note_size;
+	struct dd_note vmci;
 
 	*off = 0;
 	*len = 0;
-	while (pos + 12 <= size) {
-		const uint32_t *n = (const uint32_t *)(d->notes + pos);
-		uint64_t name = (n[0] + 3ULL) & ~3ULL, desc = (n[1] + 3ULL) & ~3ULL;
-
-		if (pos + 12 + name + desc > size)
-			return;
-		if (n[0] == 11 && !memcmp(d->notes + pos + 12, "VMCOREINFO", 11)) {
-			*off = pos + 12 + name;
-			*len = n[1];
-			return;
-		}
-		pos += 12 + name + desc;
-	}
+	if (!dd_find_vmcoreinfo(d->notes, d->h.note_size, &vmci))
+		return;
+	*off = (uint64_t)(vmci.desc - d->notes);
+	*len = vmci.descsz;
 }
 
 static bool page_is_zero(const unsigned char *p)

@@ -32,7 +32,10 @@
 
 #define COPY_CHUNK	256		/* blocks per read: 1 MiB */
 #define DUMP_ELF_INCOMPLETE 0x1		/* e_flags bit crash(8) honours */
-#define NT_PRSTATUS_TYPE 1
+/* x86_64: struct elf_prstatus's pr_reg, and struct user_regs_struct in it */
+#define PRSTATUS_REG_OFF	112
+#define X86_64_NR_REGS		27
+#define X86_64_REG_SP		19
 
 static struct {
 	bool check_only, verbose, keep, force, quiet, map_stacks;
@@ -345,33 +348,22 @@ static int add_runs(struct dd_dump *d, uint64_t lo_pfn, uint64_t hi_pfn,
 const char *dd_vmcoreinfo(const struct dd_dump *d, const char *key, char *val,
 			  size_t vallen)
 {
-	size_t off = 0, klen = strlen(key);
+	size_t klen = strlen(key);
+	struct dd_note vmci;
+	const char *p, *end;
 
-	while (off + 12 <= d->h.note_size) {
-		const uint32_t *n = (const uint32_t *)(d->notes + off);
-		size_t namesz = n[0], descsz = n[1];
-		size_t name_off = off + 12, desc_off = name_off + ((namesz + 3) & ~3UL);
+	if (!dd_find_vmcoreinfo(d->notes, d->h.note_size, &vmci))
+		return NULL;
+	for (p = vmci.desc, end = p + vmci.descsz; p < end; ) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		if (namesz > d->h.note_size || descsz > d->h.note_size ||
-		    desc_off + descsz > d->h.note_size)
-			return NULL;
-		if (namesz == 11 && !memcmp(d->notes + name_off, "VMCOREINFO", 11)) {
-			const char *p = d->notes + desc_off, *end = p + descsz;
-
-			while (p < end) {
-				const char *nl = memchr(p, '\n', (size_t)(end - p));
-				size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-
-				if (len > klen && !memcmp(p, key, klen) && p[klen] == '=') {
-					snprintf(val, vallen, "%.*s",
-						 (int)(len - klen - 1), p + klen + 1);
-					return val;
-				}
-				p += len + 1;
-			}
-			return NULL;
+		if (len > klen && !memcmp(p, key, klen) && p[klen] == '=') {
+			snprintf(val, vallen, "%.*s", (int)(len - klen - 1),
+				 p + klen + 1);
+			return val;
 		}
-		off = desc_off + ((descsz + 3) & ~3UL);
+		p += len + 1;
 	}
 	return NULL;
 }
@@ -444,7 +436,9 @@ static int64_t dd_translate(struct dd_dev *dev, struct dd_dump *d,
 static int map_cpu_stacks(struct dd_dev *dev, struct dd_dump *d)
 {
 	char val[64];
-	uint64_t pgd_pa, phys_base, off = 0;
+	uint64_t pgd_pa, phys_base;
+	struct dd_note note;
+	size_t off = 0;
 
 	/* Off by default: crash 8.0.2 corrupts its heap on such segments. */
 	if (!opt.map_stacks)
@@ -462,30 +456,25 @@ static int map_cpu_stacks(struct dd_dev *dev, struct dd_dump *d)
 		return 0;
 	pgd_pa = pgd_pa - START_KERNEL_MAP + phys_base;
 
-	while (off + 12 <= d->h.note_size) {
-		const uint32_t *n = (const uint32_t *)(d->notes + off);
-		size_t desc_off = off + 12 + ((n[0] + 3ULL) & ~3ULL);
+	while (dd_note_next(d->notes, d->h.note_size, &off, &note)) {
+		uint64_t rsp, base;
 
-		if (n[0] > d->h.note_size || desc_off + n[1] > d->h.note_size)
-			break;
-		if (n[2] == NT_PRSTATUS_TYPE && n[1] >= 112 + 27 * 8) {
-			uint64_t rsp, base;
+		if (note.type != NT_PRSTATUS ||
+		    note.descsz < PRSTATUS_REG_OFF + X86_64_NR_REGS * 8)
+			continue;
+		memcpy(&rsp, note.desc + PRSTATUS_REG_OFF + X86_64_REG_SP * 8, 8);
+		base = rsp & ~(uint64_t)(THREAD_SIZE - 1);
+		for (uint64_t va = base; rsp >= KERNEL_SPACE_START &&
+		     va < base + THREAD_SIZE; va += DISKDUMP_BLOCK_SIZE) {
+			int64_t pa = dd_translate(dev, d, pgd_pa, va), rank;
 
-			memcpy(&rsp, d->notes + desc_off + 112 + 19 * 8, 8);
-			base = rsp & ~(uint64_t)(THREAD_SIZE - 1);
-			for (uint64_t va = base; rsp >= KERNEL_SPACE_START &&
-			     va < base + THREAD_SIZE; va += DISKDUMP_BLOCK_SIZE) {
-				int64_t pa = dd_translate(dev, d, pgd_pa, va), rank;
-
-				if (pa < 0)
-					continue;
-				rank = pfn_rank(d, (uint64_t)pa / DISKDUMP_BLOCK_SIZE);
-				if (rank >= 0 && add_seg(d, va, (uint64_t)pa & ~0xfffULL, 1,
-							 (uint64_t)rank))
-					return -1;
-			}
+			if (pa < 0)
+				continue;
+			rank = pfn_rank(d, (uint64_t)pa / DISKDUMP_BLOCK_SIZE);
+			if (rank >= 0 && add_seg(d, va, (uint64_t)pa & ~0xfffULL, 1,
+						 (uint64_t)rank))
+				return -1;
 		}
-		off = desc_off + ((n[1] + 3ULL) & ~3ULL);
 	}
 	return 0;
 }
