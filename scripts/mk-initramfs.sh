@@ -13,8 +13,11 @@ mkdir -p "$root"/{bin,sbin,etc/init.d,etc/default,proc,sys,dev,scen,tmp,var/cras
 cp /bin/busybox "$root/bin/busybox"
 ln -s busybox "$root/bin/sh"
 cc="gcc -std=c11 -O2 -Wall -Wextra -Werror -static -D_FILE_OFFSET_BITS=64 -I$top/include/uapi"
-$cc -o "$root/sbin/savecore" "$top/tools/diskdump/savecore.c" "$top/tools/diskdump/kdump.c" "$top/tools/diskdump/crypt.c" "$top/tools/diskdump/ddcore.c" -lz -llzo2 -lzstd -lcrypto -lblkid 2> >(grep -v "statically linked applications\|in function" >&2)
-$cc -o "$root/sbin/diskdumpfmt" "$top/tools/diskdump/diskdumpfmt.c" "$top/tools/diskdump/ddcore.c" -lblkid
+# savecore and diskdumpfmt, static, from the tools' own Makefile
+tools=$top/build/static-tools
+mkdir -p "$tools"
+make -s -C "$top/tools/diskdump" O="$tools" STATIC=1 all 2> >(grep -v "statically linked applications\|in function" >&2)
+install -m 0755 "$tools/savecore" "$tools/diskdumpfmt" "$root/sbin/"
 $cc -o "$root/bin/ddpattern" "$top/tests/guest/ddpattern.c"
 install -m 0755 "$top/tools/diskdump/diskdump.init" "$root/etc/init.d/diskdump"
 install -m 0755 "$top/tools/diskdump/diskdumpctl" "$root/sbin/diskdumpctl"

@@ -100,7 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	memset(&d, 0, sizeof(d));
 	if (!dd_open(&dev, path, 0)) {
-		ret = dd_load(&dev, &d, why, sizeof(why));
+		ret = dd_load(&dev, &d, &(struct dd_load_opts){ .map_stacks = true },
+			      why, sizeof(why));
 		if (ret == -DD_EXIT_NODUMP)
 			dd_verify_format(&dev, 0, dev.blocks, &scan);
 		if (!ret)

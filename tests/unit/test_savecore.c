@@ -34,7 +34,8 @@
 #include "../../tools/diskdump/ddcore.h"
 #include "../../tools/diskdump/savecore.h"
 
-int savecore_main(int argc, char **argv);
+/* savecore's defaults: stacks mapped, the header's checksum checked */
+static const struct dd_load_opts load_opts = { .map_stacks = true };
 
 static int passed, failed;
 static const char *current;
@@ -197,7 +198,7 @@ static int load(struct img *im, struct dd_dump *d, char *why)
 
 	if (dd_open(&dev, im->path, 0))
 		return -100;
-	ret = dd_load(&dev, d, why, 256);
+	ret = dd_load(&dev, d, &load_opts, why, 256);
 	dd_close(&dev);
 	return ret;
 }
@@ -218,7 +219,7 @@ static char *save_as(struct img *im, int how, size_t *len)
 	char *buf;
 	int fd, ret;
 
-	if (dd_open(&dev, im->path, 0) || dd_load(&dev, &d, why, sizeof(why)) ||
+	if (dd_open(&dev, im->path, 0) || dd_load(&dev, &d, &load_opts, why, sizeof(why)) ||
 	    (how < 0 && dd_plan_segments(&dev, &d)))
 		return NULL;
 	snprintf(out, sizeof(out), "%s.%s", im->path, how < 0 ? "elf" : "kdump");
@@ -1000,7 +1001,7 @@ static int load_with_key(struct img *im, const char *pem, struct dd_dump *d, cha
 	if (dd_open(&dev, im->path, 0))
 		return -100;
 	dev.keyfile = pem;
-	ret = dd_load(&dev, d, why, 256);
+	ret = dd_load(&dev, d, &load_opts, why, 256);
 	dd_close(&dev);
 	return ret;
 }
@@ -1048,7 +1049,7 @@ static int test_encrypted_dump_decodes_with_the_key(void)
 	dd_free(&d);
 	CHECK(!dd_open(&dev, im.path, 0));
 	dev.keyfile = pem;
-	CHECK(dd_load(&dev, &d, why, sizeof(why)) == 0 && dd_plan_segments(&dev, &d) == 0);
+	CHECK(dd_load(&dev, &d, &load_opts, why, sizeof(why)) == 0 && dd_plan_segments(&dev, &d) == 0);
 	{
 		int fd = open(tmpdir, O_TMPFILE | O_RDWR, 0600);
 		struct stat st;
@@ -1717,7 +1718,7 @@ static int test_header_field_checks(void)
 		struct dd_dev dev;
 		int k = 0;
 
-		CHECK(!dd_open(&dev, im.path, 0) && !dd_load(&dev, &d, why, sizeof(why)));
+		CHECK(!dd_open(&dev, im.path, 0) && !dd_load(&dev, &d, &load_opts, why, sizeof(why)));
 		CHECK(!dd_plan_segments(&dev, &d));
 		for (size_t i = 0; i < d.nr_segs; i++)
 			k += d.segs[i].vaddr >= 0xffffffff80000000ULL;

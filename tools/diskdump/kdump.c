@@ -360,7 +360,7 @@ static int kdump_emit(void *arg, struct dd_chunk *c)
 	o->data += pk->len;
 	dd_behind_advance(&o->behind, o->data);
 	o->done += c->n;
-	dd_progress(o->done, o->nr_pages);
+	dd_progress(o->d->opts.quiet, o->done, o->nr_pages);
 	return 0;
 }
 

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* savecore internals, exposed for the unit tests. */
+/*
+ * savecore's library: dump.c reads a dump and writes it as ELF, kdump.c as
+ * kdump-compressed, crypt.c decrypts, savedir.c names and rotates the dump
+ * directories; savecore.c is the program.
+ */
 #ifndef SAVECORE_H
 #define SAVECORE_H
 
@@ -7,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 #include "ddcore.h"
 
 #define DD_MAX_SEGS 60000	/* PT_LOADs; e_phnum must stay below 65535 */
@@ -18,8 +23,16 @@ struct dd_seg {
 	uint64_t first_rank;	/* index of its first page among the page blocks */
 };
 
+/* How a dump is read: savecore's -f, -S and -q. */
+struct dd_load_opts {
+	bool force;		/* read a header whose checksum is wrong */
+	bool map_stacks;	/* PT_LOADs for the CPUs' vmalloc'd stacks */
+	bool quiet;		/* no progress line */
+};
+
 struct dd_dump {
 	struct diskdump_header h;
+	struct dd_load_opts opts;
 	uint8_t *ram_map;
 	uint8_t *dump_map;
 	char *notes;
@@ -32,8 +45,9 @@ struct dd_dump {
 	enum dd_content content;	/* what block 0 holds */
 };
 
-/* 0, or minus a DD_EXIT_* code with a reason in why. */
-int dd_load(struct dd_dev *dev, struct dd_dump *d, char *why, size_t whylen);
+/* dump.c: 0, or minus a DD_EXIT_* code with a reason in why. */
+int dd_load(struct dd_dev *dev, struct dd_dump *d,
+	    const struct dd_load_opts *opts, char *why, size_t whylen);
 /* Pages of the dump level are missing (see the header's flags). */
 bool dd_partial(const struct dd_dump *d);
 uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h);
@@ -46,7 +60,13 @@ void dd_free(struct dd_dump *d);
 enum dd_compress { DD_NONE, DD_ZLIB, DD_LZO, DD_ZSTD };
 int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 		   enum dd_compress how, uint64_t *bytes);
-void dd_progress(uint64_t done, uint64_t total);
+/* A progress line on stderr if it is a terminal, unless @quiet. */
+void dd_progress(bool quiet, uint64_t done, uint64_t total);
+/* The panic time of @h as UTC, unless it is beyond what gmtime_r() takes. */
+bool dd_panic_tm(const struct diskdump_header *h, struct tm *tm);
+/* An encrypted dump without its key: the blocks saved, and their writer. */
+uint64_t dd_sealed_blocks(const struct dd_dump *d);
+int dd_write_sealed(struct dd_dev *dev, const struct dd_dump *d, int fd);
 
 void dd_print_summary(FILE *f, const struct dd_dump *d, const char *dev);
 
@@ -68,7 +88,14 @@ bool dd_is_dump_dir_name(const char *name);
 size_t dd_rotation_victims(const uint64_t *bytes, size_t n, unsigned int keep,
 			   uint64_t avail, uint64_t need);
 /* Remove all but the newest @keep dumps savecore saved in @dir. */
-void dd_rotate(const char *dir, unsigned int keep, const char *just_saved);
+void dd_rotate(const char *dir, unsigned int keep, const char *just_saved,
+	       bool quiet);
+/*
+ * With -n @keep: remove the oldest dumps in @dir, if that makes room for
+ * @need bytes where @avail are free (dd_rotation_victims()).
+ */
+void dd_rotate_for_space(const char *dir, unsigned int keep, uint64_t avail,
+			 uint64_t need, bool quiet);
 
 /* crypt.c: encrypted dumps */
 int dd_unseal(struct dd_dev *dev, const struct diskdump_header *h, bool unverified,
