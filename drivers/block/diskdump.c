@@ -33,12 +33,13 @@
 #include <linux/ctype.h>
 #include <linux/delay.h>
 #include <linux/diskdump.h>
+#include <linux/dma-map-ops.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
 #include <linux/hrtimer.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
-#include <linux/iommu-dma.h>
+#include <linux/iommu.h>
 #include <linux/ioport.h>
 #include <linux/jiffies.h>
 #include <linux/kallsyms.h>
@@ -94,7 +95,6 @@ EXPORT_SYMBOL_GPL(diskdump_cpu);
  */
 static DEFINE_MUTEX(diskdump_mutex);
 static LIST_HEAD(disk_dump_types);
-static LIST_HEAD(disk_dump_devices);
 
 /* Set while the configuration is being changed: a panic then refuses. */
 static int diskdump_config_busy;
@@ -142,7 +142,7 @@ static struct {
 	u64 udelay_ns;
 	unsigned long io_errors;
 	u64 timers_run;
-	u64 timers_ignored;	/* armed by other code: left unrun */
+	u64 timers_ignored;	/* armings of other code's timers: never run */
 	void *first_ignored;	/* the first of those timers' functions */
 	u64 tasklets_run;
 	u64 unreadable_pages;
@@ -163,6 +163,8 @@ static enum dd_test_fault dd_test_fault;
 
 /* Timers and tasklets diverted to diskdump while crashdump_mode() is true. */
 static HLIST_HEAD(dd_timers);
+/* Timers of code that is not dumping: kept pending, never run. */
+static HLIST_HEAD(dd_idle_timers);
 static struct tasklet_struct *dd_tasklets;
 static struct tasklet_struct **dd_tasklets_tail = &dd_tasklets;
 
@@ -190,14 +192,21 @@ static __diskdump_text void diskdump_advance_jiffies(void)
 	dds.udelay_ns = 0;
 }
 
-static __diskdump_text bool dd_timer_is_private(struct timer_list *timer)
+static __diskdump_text bool dd_timer_on(struct hlist_head *list,
+					struct timer_list *timer)
 {
 	struct timer_list *t;
 
-	hlist_for_each_entry(t, &dd_timers, entry)
+	hlist_for_each_entry(t, list, entry)
 		if (t == timer)
 			return true;
 	return false;
+}
+
+static __diskdump_text bool dd_timer_is_private(struct timer_list *timer)
+{
+	return dd_timer_on(&dd_timers, timer) ||
+	       dd_timer_on(&dd_idle_timers, timer);
 }
 
 static __diskdump_text void dd_timer_unlink(struct timer_list *timer)
@@ -260,24 +269,34 @@ static __diskdump_text int dd_timer_detach(struct timer_list *timer)
 	return dd_timer_detach_wheel(timer);
 }
 
+static LIST_HEAD(disk_dump_devices);
+
 /*
  * Is @timer one of the dump drivers'?  The timer callbacks that a dump
- * driver needs at panic (sym53c8xx's, which ends the settle time after a
- * bus reset) are __diskdump_text, like the rest of the panic path.  Any
- * other timer armed while dumping belongs to code that is not dumping: a
- * delayed work's would queue work, the IOMMU flush queue's would take every
- * CPU's flush-queue lock.  Those are left unrun, as they would be without
- * diskdump, for the timer wheel never runs again.  A module's timers are
- * not told apart yet (its .diskdump.text is not recorded): they are run.
+ * driver built into the kernel needs at panic (sym53c8xx's, which ends the
+ * settle time after a bus reset) are __diskdump_text, like the rest of the
+ * panic path; a modular dump driver's timers are told by the text of its
+ * module, recorded when it was armed.  Any other timer armed while dumping
+ * belongs to code that is not dumping: a delayed work's would queue work,
+ * the IOMMU flush queue's would take every CPU's flush-queue lock.  Those
+ * stay pending and are never run, as without diskdump, for the timer wheel
+ * never runs again.
  */
 static __diskdump_text bool dd_timer_is_dump_code(struct timer_list *timer)
 {
 	unsigned long fn = (unsigned long)timer->function;
+	struct disk_dump_device *dev;
+	unsigned int i;
 
 	if (fn >= (unsigned long)__diskdump_text_start &&
 	    fn < (unsigned long)__diskdump_text_end)
 		return true;
-	return is_module_text_address(fn);
+	list_for_each_entry(dev, &disk_dump_devices, list)
+		for (i = 0; i < ARRAY_SIZE(dev->module_text); i++)
+			if (fn >= dev->module_text[i].start &&
+			    fn < dev->module_text[i].end)
+				return true;
+	return false;
 }
 
 /**
@@ -286,8 +305,8 @@ static __diskdump_text bool dd_timer_is_dump_code(struct timer_list *timer)
  * @expires: new expiry time in jiffies
  *
  * Moves @timer to diskdump's private list, from which diskdump_udelay()
- * runs it once it expires, if it is a dump driver's; any other timer is
- * only taken off the timer wheel.  A timer that was shut down (its function
+ * runs it once it expires, if it is a dump driver's; any other timer goes
+ * to a list that is never run, where it stays pending.  A timer that was shut down (its function
  * cleared by timer_shutdown()) is not armed again, as with the timer wheel.
  *
  * Return: 1 if the timer was pending, 0 if not.
@@ -300,12 +319,13 @@ diskdump_mod_timer(struct timer_list *timer, unsigned long expires)
 	if (!timer->function)
 		return was_pending;
 	timer->expires = expires;
-	if (!dd_timer_is_dump_code(timer)) {
-		if (!dds.timers_ignored++)
-			dds.first_ignored = timer->function;
+	if (dd_timer_is_dump_code(timer)) {
+		hlist_add_head(&timer->entry, &dd_timers);
 		return was_pending;
 	}
-	hlist_add_head(&timer->entry, &dd_timers);
+	if (!dds.timers_ignored++)
+		dds.first_ignored = timer->function;
+	hlist_add_head(&timer->entry, &dd_idle_timers);
 	return was_pending;
 }
 EXPORT_SYMBOL_GPL(diskdump_mod_timer);
@@ -1208,7 +1228,7 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
 			 dd.hdr->flags & DISKDUMP_FLAG_TRUNCATED ?
 			 " (truncated: the partition is too small)" : "");
 	if (dds.timers_ignored)
-		pr_emerg("left %llu timers of other code unrun, the first %ps\n",
+		pr_emerg("timers of other code armed %llu times, never run; the first %ps\n",
 			 dds.timers_ignored, dds.first_ignored);
 	return ret;
 }
@@ -1231,7 +1251,7 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
  * own crash_stop_other_cpus (Xen PV's stop is an ordinary IPI), and not
  * PREEMPT_RT, whose spin_lock_irqsave() leaves interrupts on.
  */
-#if defined(CONFIG_X86) && !defined(CONFIG_PREEMPT_RT)
+#if defined(CONFIG_X86) && defined(CONFIG_SMP) && !defined(CONFIG_PREEMPT_RT)
 static struct cpumask dd_parked;
 static struct cpumask dd_unparked;	/* stopped where they were */
 
@@ -1253,19 +1273,18 @@ static DEFINE_PER_CPU(call_single_data_t, dd_park_csd) = CSD_INIT(dd_park, NULL)
  */
 static __diskdump_text void dd_park_cpus(void)
 {
-	static struct cpumask sent;
 	unsigned int cpu, this = smp_processor_id(), us;
 
 	if (!smp_ops.crash_stop_other_cpus)
 		return;
-	cpumask_clear(&sent);
-	for_each_online_cpu(cpu) {
-		if (cpu != this &&
-		    !smp_call_function_single_async(cpu, per_cpu_ptr(&dd_park_csd, cpu)))
-			cpumask_set_cpu(cpu, &sent);
-	}
+	for_each_online_cpu(cpu)
+		if (cpu != this)
+			smp_call_function_single_async(cpu, per_cpu_ptr(&dd_park_csd, cpu));
+	/* A CPU the call could not be queued for is waited for all the same. */
 	for (us = 0; us < DISKDUMP_PARK_US; us += DISKDUMP_PARK_STEP_US) {
-		if (!cpumask_andnot(&dd_unparked, &sent, &dd_parked))
+		cpumask_andnot(&dd_unparked, cpu_online_mask, &dd_parked);
+		cpumask_clear_cpu(this, &dd_unparked);
+		if (cpumask_empty(&dd_unparked))
 			return;
 		if (us % DISKDUMP_PARK_RESEND_US == 0)
 			for_each_cpu(cpu, &dd_unparked)
@@ -1288,27 +1307,42 @@ static bool dd_can_park(void)
 	return smp_ops.crash_stop_other_cpus;
 }
 #else
+/* Without SMP there is no other CPU to park; elsewhere they cannot be. */
 static inline void dd_park_cpus(void) { }
-static inline bool dd_all_parked(void) { return num_online_cpus() == 1; }
-static inline bool dd_can_park(void) { return false; }
+static inline bool dd_all_parked(void) { return !IS_ENABLED(CONFIG_SMP); }
+static inline bool dd_can_park(void) { return !IS_ENABLED(CONFIG_SMP); }
 #endif
 
-/*
- * Does the driver map the dump's buffers at panic through an IOMMU or
- * swiotlb?  Both take locks with interrupts off to map and unmap (the
- * IOVA allocator's, the flush and invalidation queues', an swiotlb area's),
- * and a CPU stopped inside one of them would leave the dump spinning on it
- * for ever.  dd_park_cpus() keeps the other CPUs out of them.  Asked when
- * the device is armed: whether swiotlb bounces a device's buffers is not
- * safe to ask at panic.
+/**
+ * diskdump_dma_takes_locks - does mapping a buffer at panic take locks?
+ * @dma: the device the driver maps for
+ * @buf: the buffer it maps at panic
+ * @len: its length
+ *
+ * For a dump driver whose hardware driver maps the dump's buffer at panic
+ * (a SCSI HBA in queuecommand), called from add_device.  Through an IOMMU,
+ * swiotlb or other DMA ops, a mapping takes locks with interrupts off (the
+ * IOVA allocator's, the flush and invalidation queues', an swiotlb
+ * area's), and a CPU stopped inside one of them would leave the dump
+ * spinning on it for ever.  diskdump parks the other CPUs outside them; a
+ * device for which this returns true is not armed where they cannot be
+ * parked, and is skipped at panic when one was not.
+ *
+ * Return: true if mapping @buf for @dma takes such locks.
  */
-static bool dd_dma_takes_locks(struct device *dma)
+bool diskdump_dma_takes_locks(struct device *dma, void *buf, size_t len)
 {
-	if (!dma)
-		return false;
-	return use_dma_iommu(dma) || is_swiotlb_force_bounce(dma) ||
-	       (is_swiotlb_active(dma) && dma_addressing_limited(dma));
+	struct iommu_domain *domain = iommu_get_domain_for_dev(dma);
+	phys_addr_t last = virt_to_phys(buf) + len - 1;
+
+	if (get_dma_ops(dma) || (domain && iommu_is_dma_domain(domain)) ||
+	    is_swiotlb_force_bounce(dma))
+		return true;
+	/* the direct mapping bounces what the device cannot reach */
+	return is_swiotlb_active(dma) &&
+	       last > min_not_zero(dma_get_mask(dma), dma->bus_dma_limit);
 }
+EXPORT_SYMBOL_GPL(diskdump_dma_takes_locks);
 
 /* Stop the other CPUs and save everyone's registers, as kdump does. */
 static __diskdump_text void diskdump_stop_cpus(void)
@@ -1700,6 +1734,25 @@ static void dd_free_device(struct disk_dump_device *dev)
 	kfree(dev);
 }
 
+/* The text of the dump drivers' modules, whose timers run while dumping. */
+static void dd_note_module_text(struct disk_dump_device *dev)
+{
+#ifdef CONFIG_MODULES
+	struct module *mods[] = { dev->type->owner, dev->driver };
+	unsigned int i;
+
+	BUILD_BUG_ON(ARRAY_SIZE(mods) != ARRAY_SIZE(dev->module_text));
+	for (i = 0; i < ARRAY_SIZE(mods); i++) {
+		if (!mods[i])
+			continue;
+		dev->module_text[i].start =
+			(unsigned long)mods[i]->mem[MOD_TEXT].base;
+		dev->module_text[i].end = dev->module_text[i].start +
+					  mods[i]->mem[MOD_TEXT].size;
+	}
+#endif
+}
+
 /*
  * The dump device of @disk: an armed one, or a new one that a dump type's
  * add_device() has set up (*@is_new), not yet on disk_dump_devices.
@@ -1735,7 +1788,7 @@ static struct disk_dump_device *find_device(struct gendisk *disk, bool *is_new)
 			module_put(type->owner);
 			continue;
 		}
-		dev->dma_locks = dd_dma_takes_locks(dev->dma_dev);
+		dd_note_module_text(dev);
 		if (dev->dma_locks && !dd_can_park()) {
 			pr_warn("%s: its driver maps the dump's buffers at panic through an IOMMU or swiotlb, and this kernel cannot keep the other CPUs out of their locks\n",
 				disk->disk_name);

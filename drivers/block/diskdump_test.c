@@ -121,31 +121,42 @@ static void dd_test_wheel_timer_moved_and_run(struct kunit *test)
 	destroy_timer_on_stack(&t);
 }
 
+/*
+ * A timer of code that is not dumping, re-armed while dumping: never run,
+ * but still pending, as on a wheel that does not run (a delayed work whose
+ * timer vanished would keep its PENDING bit for good, and
+ * mod_delayed_work() would retry for ever).
+ */
 static void dd_test_other_timer_left_unrun(struct kunit *test)
 {
 	u64 ignored = dds.timers_ignored;
 	void *first = dds.first_ignored;
+	bool run_list, idle_list, pending;
 	struct timer_list t;
 	unsigned long flags;
-	bool priv, pending;
-	int again;
+	int again, del;
 
 	timer_setup_on_stack(&t, kt_other_timer_fn, 0);
 	mod_timer(&t, jiffies + 100 * HZ);	/* armed before the "panic" */
 	flags = kt_enter();
 	dds.timers_ignored = 0;
 	again = mod_timer(&t, jiffies - 1);	/* re-armed while dumping */
-	priv = dd_timer_is_private(&t);
-	pending = timer_pending(&t);
+	run_list = dd_timer_on(&dd_timers, &t);
+	idle_list = dd_timer_on(&dd_idle_timers, &t);
 	diskdump_run_timers();
+	pending = timer_pending(&t);
+	del = timer_delete_sync(&t);
 	kt_leave(flags);
 	KUNIT_EXPECT_EQ(test, again, 1);
-	KUNIT_EXPECT_FALSE(test, priv);
-	KUNIT_EXPECT_FALSE(test, pending);
+	KUNIT_EXPECT_FALSE(test, run_list);
+	KUNIT_EXPECT_TRUE(test, idle_list);
+	KUNIT_EXPECT_TRUE(test, pending);
 	KUNIT_EXPECT_EQ(test, kt_calls, 0);
+	KUNIT_EXPECT_EQ(test, del, 1);
+	KUNIT_EXPECT_FALSE(test, timer_pending(&t));
+	KUNIT_EXPECT_TRUE(test, hlist_empty(&dd_idle_timers));
 	KUNIT_EXPECT_EQ(test, dds.timers_ignored, 1);
 	KUNIT_EXPECT_PTR_EQ(test, dds.first_ignored, (void *)kt_other_timer_fn);
-	KUNIT_EXPECT_EQ(test, timer_delete_sync(&t), 0);
 	dds.timers_ignored = ignored;
 	dds.first_ignored = first;
 	destroy_timer_on_stack(&t);

@@ -401,8 +401,10 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	sdd->cmd->flags |= SCMD_LAST;
 
 	dev->ops = &scsi_dump_ops;
+	dev->driver = shost->hostt->module;
 	/* the HBA maps each command's buffer in queuecommand */
-	dev->dma_dev = sdev->host->dma_dev;
+	dev->dma_locks = diskdump_dma_takes_locks(shost->dma_dev, sdd->buf,
+						  PAGE_SIZE << sdd->order);
 	dev->priv = sdd;
 	return 0;
 

@@ -172,6 +172,7 @@ static int scsi_dump_test_start(unsigned int host_no, unsigned int cpu,
 {
 	struct scsi_dump_test *test = &scsi_dump_test;
 	struct task_struct *thread;
+	int ret = -ENOMEM;
 
 	test->shost = scsi_host_lookup(host_no);
 	if (!test->shost)
@@ -181,9 +182,8 @@ static int scsi_dump_test_start(unsigned int host_no, unsigned int cpu,
 	if (kind == SCSI_DUMP_TEST_BUSY_IOMMU) {
 		test->qi_lock = scsi_dump_test_qi_lock(test->shost->dma_dev);
 		if (!test->qi_lock) {
-			scsi_host_put(test->shost);
-			test->shost = NULL;
-			return -ENODEV;
+			ret = -ENODEV;
+			goto fail;
 		}
 	} else if (scsi_dump_test_maps(kind)) {
 		test->buf = kmalloc(PAGE_SIZE, GFP_KERNEL);
@@ -192,8 +192,10 @@ static int scsi_dump_test_start(unsigned int host_no, unsigned int cpu,
 	}
 	thread = kthread_run_on_cpu(scsi_dump_test_thread, test, cpu,
 				    "scsi_dump_test/%u");
-	if (IS_ERR(thread))
+	if (IS_ERR(thread)) {
+		ret = PTR_ERR(thread);
 		goto fail;
+	}
 	/*
 	 * Poll, not a completion: complete() on the thread's CPU would make
 	 * that CPU the waker, and the scheduler may then queue this task
@@ -208,7 +210,7 @@ fail:
 	test->buf = NULL;
 	scsi_host_put(test->shost);
 	test->shost = NULL;
-	return -ENOMEM;
+	return ret;
 }
 
 static int scsi_dump_test_set(const char *val, const struct kernel_param *kp)

@@ -23,20 +23,19 @@
  * function entries, which the self check would take for corruption, so
  * the files that hold it are built without the ftrace flags
  * (CFLAGS_REMOVE_... = $(CC_FLAGS_FTRACE) in their Makefiles).
+ *
+ * While dumping, only the dump drivers' timers are run: those whose
+ * callback is __diskdump_text, or in the module of an armed dump driver.
+ * A timer of other code armed meanwhile stays pending and never runs.  A
+ * driver built into the kernel marks the callback of a timer it needs at
+ * panic "notrace __diskdump_text" (notrace where its file is built with
+ * the ftrace flags).
  */
 #ifdef CONFIG_DISKDUMP
 #define __diskdump_text	__section(".diskdump.text")
 #else
 #define __diskdump_text
 #endif
-
-/*
- * In crashdump mode only timers whose callback is __diskdump_text are run:
- * any other timer armed while dumping belongs to code that is not dumping
- * and is left unrun.  A dump driver marks the callback of a timer it needs
- * at panic "notrace __diskdump_text" (notrace where its file is built with
- * the ftrace flags).
- */
 
 /* Dump devices: the driver contract */
 
@@ -80,11 +79,14 @@ struct disk_dump_device_ops {
  * @type: the disk_dump_type that offered this device
  * @priv: the driver's own per-device data
  * @max_blocks: largest @nr_blocks one rw_block call takes
- * @dma_dev: the device for which the driver maps the dump's buffers at
- *	panic (in queuecommand, as sym53c8xx and libata do), set by
- *	add_device; NULL if they were all mapped when it was armed (NVMe)
- * @dma_locks: set by diskdump: those mappings go through an IOMMU or
- *	swiotlb, whose locks they take
+ * @driver: the module of the driver below the dump type (for SCSI, the
+ *	HBA's), or NULL; set by add_device
+ * @dma_locks: the driver maps the dump's buffer at panic (in queuecommand,
+ *	as sym53c8xx and libata do) through an IOMMU, swiotlb or other DMA
+ *	ops, whose locks that takes; set by add_device, with
+ *	diskdump_dma_takes_locks().  NVMe maps everything when armed.
+ * @module_text: set by diskdump: the text of @type's module and of
+ *	@driver, whose timers it runs while dumping
  */
 struct disk_dump_device {
 	struct list_head list;
@@ -94,8 +96,11 @@ struct disk_dump_device {
 	struct disk_dump_type *type;
 	void *priv;
 	unsigned int max_blocks;
-	struct device *dma_dev;
+	struct module *driver;
 	bool dma_locks;
+	struct {
+		unsigned long start, end;
+	} module_text[2];
 };
 
 /**
@@ -146,6 +151,7 @@ struct disk_dump_type {
 int register_disk_dump_type(struct disk_dump_type *type);
 void unregister_disk_dump_type(struct disk_dump_type *type);
 void diskdump_udelay(unsigned int usecs);
+bool diskdump_dma_takes_locks(struct device *dma, void *buf, size_t len);
 bool diskdump_panic(const char *msg);
 
 #else
