@@ -11,12 +11,10 @@
  * fsync'd is the partition formatted again for the next crash.
  */
 #define _GNU_SOURCE
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <dirent.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -29,14 +27,6 @@
 
 #include "ddcore.h"
 #include "savecore.h"
-
-#define COPY_CHUNK	256		/* blocks per read: 1 MiB */
-#define DUMP_ELF_INCOMPLETE 0x1		/* e_flags bit crash(8) honours */
-/* x86_64: struct elf_prstatus's pr_reg, and struct user_regs_struct in it */
-#define PRSTATUS_REG_OFF	112
-#define X86_64_NR_REGS		27
-#define X86_64_REG_SP		19
-
 
 static struct {
 	bool check_only, verbose, keep, force, quiet, map_stacks;
