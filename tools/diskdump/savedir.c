@@ -204,6 +204,18 @@ static int list_saved(int dirfd, struct saved **out, size_t *n)
 	return 0;
 }
 
+/* DIR open, and the dumps savecore saved in it, oldest first: its fd, or -1. */
+static int open_saved(const char *dir, struct saved **list, size_t *n)
+{
+	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dirfd >= 0 && list_saved(dirfd, list, n)) {
+		close(dirfd);
+		return -1;
+	}
+	return dirfd;
+}
+
 /* Remove savecore's files, then the directory if nothing else is left. */
 static void remove_saved(int dirfd, const char *dir, const struct saved *s,
 			 bool quiet,
@@ -222,10 +234,9 @@ static void remove_saved(int dirfd, const char *dir, const struct saved *s,
 	if (unlinkat(dirfd, s->name, AT_REMOVEDIR))
 		fprintf(stderr, "savecore: rotating: %s/%s: %s%s\n", dir, s->name, strerror(errno),
 			errno == ENOTEMPTY ? " (files savecore did not write stay)" : "");
-	else
-		if (!quiet)
-			printf("savecore: removed the old dump %s/%s (%s)\n",
-			       dir, s->name, why);
+	else if (!quiet)
+		printf("savecore: removed the old dump %s/%s (%s)\n",
+		       dir, s->name, why);
 }
 
 size_t dd_rotation_victims(const uint64_t *bytes, size_t n, unsigned int keep,
@@ -249,13 +260,10 @@ void dd_rotate(const char *dir, unsigned int keep, const char *just_saved,
 	struct saved *list = NULL;
 	char why[64];
 	size_t n, old = 0;
-	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dirfd = open_saved(dir, &list, &n);
 
-	if (dirfd < 0 || list_saved(dirfd, &list, &n)) {
-		if (dirfd >= 0)
-			close(dirfd);
+	if (dirfd < 0)
 		return;
-	}
 	/*
 	 * The dump just saved is the newest whatever the info files' times
 	 * say (a clock that was behind at boot): it is never a candidate.
@@ -279,13 +287,10 @@ void dd_rotate_for_space(const char *dir, unsigned int keep, uint64_t avail,
 	struct saved *list = NULL;
 	uint64_t *bytes;
 	size_t n, k = 0;
-	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int dirfd = open_saved(dir, &list, &n);
 
-	if (dirfd < 0 || list_saved(dirfd, &list, &n)) {
-		if (dirfd >= 0)
-			close(dirfd);
+	if (dirfd < 0)
 		return;
-	}
 	bytes = calloc(n + 1, sizeof(*bytes));
 	for (size_t i = 0; bytes && i < n; i++)
 		bytes[i] = list[i].bytes;
