@@ -291,6 +291,44 @@ stale_cache() {
 	exec {hold}<&-
 }
 
+# savecore -c -M, what diskdumpctl reads: only "key: value" lines on
+# stdout, state and exit first, the reason on one line, nothing on stderr.
+machine_output() {
+	local f=$work/mach.img out err
+	img mach.img 32
+	"$fmt" -q "$f"
+	machine() { # FILE: stdout into out, stderr into err, exit into rc
+		rc=0
+		out=$("$sc" -c -M "$1" 2>"$work/mach.err") || rc=$?
+		err=$(cat "$work/mach.err")
+	}
+	lines_ok() { # every line "key: value", state then exit first
+		[ -z "$err" ] && ! printf '%s\n' "$out" | grep -qvE '^[a-z_]+: ' &&
+			[ "$(printf '%s\n' "$out" | sed -n 1p)" = "state: $1" ] &&
+			[ "$(printf '%s\n' "$out" | sed -n 2p)" = "exit: $rc" ]
+	}
+	machine "$f"
+	[ "$rc" = 3 ] && lines_ok empty && [[ $out == *$'\nreason: no dump: '* ]] &&
+		ok "-M, formatted: state: empty, exit: 3, reason: no dump" || bad "-M formatted: exit $rc: $out / $err"
+	head -c 512 /dev/urandom | dd of="$f" bs=512 seek=$((4321 * 8 + 7)) conv=notrunc status=none
+	machine "$f"
+	[ "$rc" = 6 ] && lines_ok damaged &&
+		[ "$(printf '%s\n' "$out" | grep -c '^reason: block 4321 is not what the diskdump format says')" = 1 ] &&
+		ok "-M, one sector changed: state: damaged, the block in one reason line" ||
+		bad "-M one sector: exit $rc: $out / $err"
+	img mext4.img 32
+	mkfs.ext4 -q -F "$work/mext4.img"
+	machine "$work/mext4.img"
+	[ "$rc" = 6 ] && lines_ok unformatted && [[ $out == *$'\nsignature: ext4 (filesystem)'* ]] &&
+		ok "-M, ext4: state: unformatted, signature: ext4 (filesystem)" || bad "-M ext4: exit $rc: $out / $err"
+	machine "$work/no-such.img"
+	[ "$rc" = 1 ] && lines_ok error && [[ $out == *"reason: No such file or directory"* ]] &&
+		ok "-M, no such file: state: error, exit: 1, the reason" || bad "-M missing: exit $rc: $out / $err"
+	rc=0
+	"$sc" -M "$f" "$work" >/dev/null 2>&1 || rc=$?
+	[ "$rc" = 2 ] && ok "-M without -c: usage (exit 2)" || bad "-M without -c: exit $rc"
+}
+
 [ "$(id -u)" = 0 ] || { echo "fmt-matrix: needs root"; echo "fmt-matrix: 0 passed, 1 failed"; exit 1; }
 for t in "$fmt" "$sc"; do
 	[ -x "$t" ] || { echo "fmt-matrix: no $t"; echo "fmt-matrix: 0 passed, 1 failed"; exit 1; }
@@ -299,6 +337,7 @@ signature_matrix
 md_over_format
 force_and_dry_run
 empty_then_one_sector
+machine_output
 mounted_partition
 active_swap
 stale_cache

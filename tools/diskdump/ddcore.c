@@ -83,6 +83,11 @@ static int device_size(struct dd_dev *dev)
 	return 0;
 }
 
+const char *dd_open_error(int err)
+{
+	return err == -ENODEV ? "not a block device or image file" : strerror(-err);
+}
+
 int dd_open(struct dd_dev *dev, const char *path, unsigned int flags)
 {
 	int ret;
@@ -95,8 +100,8 @@ int dd_open(struct dd_dev *dev, const char *path, unsigned int flags)
 	if (!ret)
 		ret = device_size(dev);
 	if (ret) {
-		fprintf(stderr, "%s: %s\n", path,
-			ret == -ENODEV ? "not a block device or image file" : strerror(-ret));
+		if (!(flags & DD_OPEN_QUIET))
+			fprintf(stderr, "%s: %s\n", path, dd_open_error(ret));
 		if (dev->fd >= 0)
 			close(dev->fd);
 		dev->fd = -1;

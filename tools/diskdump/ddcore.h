@@ -29,6 +29,7 @@ enum {
 /* dd_open() flags */
 #define DD_OPEN_WRITE	0x1
 #define DD_OPEN_EXCL	0x2	/* a block device nobody else holds */
+#define DD_OPEN_QUIET	0x4	/* no message: the caller reports the error */
 
 struct dd_dev {
 	int fd;
@@ -48,9 +49,12 @@ uint32_t dd_crc32(uint32_t crc, const void *buf, size_t len);
 /*
  * Open a partition or image file with O_DIRECT, or, where that is refused,
  * buffered with its cached pages dropped.  0, or -errno after a message
- * (none for EBUSY with DD_OPEN_EXCL: the caller says who holds it).
+ * (none with DD_OPEN_QUIET, nor for EBUSY with DD_OPEN_EXCL: the caller
+ * says who holds it).
  */
 int dd_open(struct dd_dev *dev, const char *path, unsigned int flags);
+/* What dd_open()'s -errno @err means, in words. */
+const char *dd_open_error(int err);
 void dd_close(struct dd_dev *dev);
 /* Blocks as the dump holds them: decrypted once dd_unseal() succeeded. */
 int dd_read_blocks(struct dd_dev *dev, uint64_t block, void *buf, uint64_t n);

@@ -30,6 +30,7 @@
 
 static struct {
 	bool check_only, verbose, keep, force, quiet, map_stacks;
+	bool machine;			/* -M: -c's output as key: value lines */
 	bool kdump;			/* -F kdump: kdump-compressed output */
 	const char *keyfile;		/* -K: private key of encrypted dumps */
 	enum dd_compress compress;	/* -Z: zlib (the default), lzo, zstd, none */
@@ -54,6 +55,10 @@ static void print_usage(FILE *f)
 		"                      on stdout (and the summary of a dump); a partition\n"
 		"                      without a dump is read whole, every block compared\n"
 		"                      with the format\n"
+		"  -M, --machine       with -c: only 'key: value' lines on stdout, for\n"
+		"                      scripts: state, exit, reason (why, in one line),\n"
+		"                      signature (what libblkid found), then a dump's\n"
+		"                      summary; nothing else on stdout\n"
 		"  -k, --keep          do not format DEVICE after saving\n"
 		"  -S, --no-map-stacks leave out the PT_LOADs for the CPUs' vmalloc'd\n"
 		"                      stacks, which let gdb unwind them (-s: keep them,\n"
@@ -477,15 +482,54 @@ static int verify_empty(struct dd_dev *dev, struct dd_dump *d, char *why, size_t
 	return DD_EXIT_UNFORMATTED;
 }
 
-/* What libblkid finds on a partition that is not formatted. */
+/*
+ * What libblkid finds on a partition that is not formatted, a line each:
+ * "savecore: PATH holds TYPE (USAGE)" on stderr, or with -M
+ * "signature: TYPE (USAGE)" on stdout.
+ */
 static void name_signatures(const char *path)
 {
 	struct dd_signature sigs[4];
 	int n = dd_signatures(path, sigs, 4);
 
-	for (int i = 0; i < n && i < 4; i++)
-		fprintf(stderr, "savecore: %s holds %s (%s)\n", path, sigs[i].type,
-			sigs[i].usage[0] ? sigs[i].usage : "unknown use");
+	for (int i = 0; i < n && i < 4; i++) {
+		const char *usage = sigs[i].usage[0] ? sigs[i].usage : "unknown use";
+
+		if (opt.machine)
+			printf("signature: %s (%s)\n", sigs[i].type, usage);
+		else
+			fprintf(stderr, "savecore: %s holds %s (%s)\n", path,
+				sigs[i].type, usage);
+	}
+}
+
+/* -M: "KEY: VALUE" on one line, whatever VALUE holds. */
+static void put_line(const char *key, const char *val)
+{
+	printf("%s: ", key);
+	for (; *val; val++)
+		putchar(*val >= 0x20 && *val < 0x7f ? *val : '?');
+	putchar('\n');
+}
+
+/*
+ * -c -M: what DEVICE holds, for scripts.  The state and exit lines always
+ * come first, then why (when it is not a dump), then the dump's summary.
+ */
+static void machine_report(const struct dd_dev *dev, const struct dd_dump *d,
+			   int code, const char *state, const char *why)
+{
+	put_line("state", state ? state : "error");
+	printf("exit: %d\n", code);
+	if (code == DD_EXIT_OK) {
+		dd_print_summary(stdout, d, dev->path);
+		return;
+	}
+	if (why && *why)
+		put_line("reason", why);
+	put_line("device", dev->path);
+	if (d && d->content == DD_FOREIGN)
+		name_signatures(dev->path);
 }
 
 static void report(const struct dd_dev *dev, const struct dd_dump *d, int code,
@@ -512,8 +556,12 @@ static int check_device(struct dd_dev *dev, struct dd_dump *d, int code,
 		code = DD_EXIT_UNFORMATTED;	/* savecore DEVICE formats it */
 	else if (code == DD_EXIT_NODUMP)
 		code = verify_empty(dev, d, why, whylen);
-	report(dev, d, code, why);
 	state = state_name(code, d->content);
+	if (opt.machine) {
+		machine_report(dev, d, code, state, why);
+		return code;
+	}
+	report(dev, d, code, why);
 	if (state)
 		printf("state: %s\n", state);
 	if (code == DD_EXIT_OK)
@@ -543,14 +591,20 @@ static bool is_regular(int fd)
 
 static int run(const char *path, const char *dir)
 {
-	unsigned int flags = opt.check_only || opt.keep ? 0 : DD_OPEN_WRITE;
+	unsigned int flags = (opt.check_only || opt.keep ? 0 : DD_OPEN_WRITE) |
+			     (opt.machine ? DD_OPEN_QUIET : 0);
 	char why[512];
 	struct dd_dump d;
 	struct dd_dev dev;
 	int ret;
 
-	if (dd_open(&dev, path, flags))
+	ret = dd_open(&dev, path, flags);
+	if (ret) {
+		if (opt.machine)
+			machine_report(&dev, NULL, DD_EXIT_ERROR, NULL,
+				       dd_open_error(ret));
 		return DD_EXIT_ERROR;
+	}
 	if (opt.keyfile && !opt.keep && is_regular(dev.fd)) {
 		/* a saved vmcore.encrypted is an archive, not a partition */
 		opt.keep = true;
@@ -620,6 +674,10 @@ static int parse_option(int c, const char *arg)
 	case 'k':
 		opt.keep = true;
 		return 0;
+	case 'M':
+		opt.machine = true;
+		opt.quiet = true;
+		return 0;
 	case 's':
 		opt.map_stacks = true;
 		return 0;
@@ -663,6 +721,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "check", no_argument, NULL, 'c' },
 		{ "keep", no_argument, NULL, 'k' },
+		{ "machine", no_argument, NULL, 'M' },
 		{ "map-stacks", no_argument, NULL, 's' },
 		{ "no-map-stacks", no_argument, NULL, 'S' },
 		{ "min-free", required_argument, NULL, 'm' },
@@ -679,7 +738,7 @@ int main(int argc, char **argv)
 	};
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "cksSfm:F:Z:n:K:vqhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "cMksSfm:F:Z:n:K:vqhV", opts, NULL)) != -1) {
 		if (c == 'h') {
 			print_usage(stdout);
 			return DD_EXIT_OK;
@@ -694,6 +753,10 @@ int main(int argc, char **argv)
 	}
 	if (argc - optind < 1 || argc - optind > 2) {
 		print_usage(stderr);
+		return DD_EXIT_USAGE;
+	}
+	if (opt.machine && !opt.check_only) {
+		fprintf(stderr, "savecore: -M goes with -c\n");
 		return DD_EXIT_USAGE;
 	}
 	return run(argv[optind], argc - optind == 2 ? argv[optind + 1] : "/var/crash");
