@@ -96,7 +96,8 @@ for m in "$top"/tools/diskdump/man/*.8; do
 done
 
 # sparse and W=1: rebuild our objects with checks and look for warnings in our files
-objs="drivers/block/diskdump.o drivers/scsi/scsi_dump.o drivers/ata/libata-dump.o drivers/nvme/host/pci-dump.o
+objs="drivers/block/diskdump.o drivers/block/diskdump_mode.o drivers/block/diskdump_testhooks.o
+      drivers/scsi/scsi_dump.o drivers/scsi/scsi_dump_test.o drivers/ata/libata-dump.o drivers/nvme/host/pci-dump.o
       drivers/scsi/aic7xxx/aic7xxx_dump.o drivers/scsi/aic7xxx/aic79xx_dump.o"
 for o in $objs; do
 	rm -f "$obj/$o"

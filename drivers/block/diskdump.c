@@ -69,36 +69,19 @@
 #include <linux/vmcore_info.h>
 #include <asm/sections.h>
 
+#include "diskdump_internal.h"
+
 #define DISKDUMP_MAX_RAM_RANGES	256
 #define DISKDUMP_IO_BLOCKS	256	/* blocks per rw_block call, at most */
 #define DISKDUMP_KEY_DER_MAX	600	/* an RSA-4096 RSAPublicKey is 526 bytes */
 #define DISKDUMP_CERT_DER_MAX	4096	/* an X.509 certificate */
 #define DISKDUMP_CMD_MAX	(2 * DISKDUMP_CERT_DER_MAX + 16)	/* longest line */
-#define DISKDUMP_MAX_TIMER_RUNS	16	/* timer callbacks per poll, at most */
-#define DISKDUMP_WHEEL_TRIES	100	/* a timer wheel's lock: 1 us apart */
 #define DISKDUMP_PARK_US	100000	/* other CPUs' answer to the park IPI */
 #define DISKDUMP_PARK_STEP_US	10	/* how often it is looked for */
 #define DISKDUMP_PARK_RESEND_US	1000	/* the IPI sent again */
 
 #define DD_READ		0
 #define DD_WRITE	1
-
-int diskdump_mode;
-EXPORT_SYMBOL_GPL(diskdump_mode);
-int diskdump_cpu = -1;
-EXPORT_SYMBOL_GPL(diskdump_cpu);
-
-/*
- * Serialises configuration.  The memory hotplug notifier takes it with
- * device_hotplug_lock, mem_hotplug_lock and the CPU hotplug lock held:
- * none of those may be taken under it.
- */
-static DEFINE_MUTEX(diskdump_mutex);
-static LIST_HEAD(disk_dump_types);
-
-/* Set while the configuration is being changed: a panic then refuses. */
-static int diskdump_config_busy;
-static atomic_t diskdump_entered = ATOMIC_INIT(0);
 
 /* The key of encrypted dumps, made when the admin gives a public key. */
 struct dd_key {
@@ -110,14 +93,19 @@ struct dd_key {
 	u32 wrapped_size;
 };
 
-struct ram_range {
+struct dd_ram_range {
 	unsigned long start_pfn;
 	unsigned long end_pfn;		/* exclusive */
 };
 
-/* What the panic path needs, prepared when the configuration changes. */
-static struct {
-	struct ram_range ram[DISKDUMP_MAX_RAM_RANGES];
+/*
+ * The configuration the panic path works from, prepared whenever it changes
+ * (under dd_mutex, between dd_config_begin() and dd_config_commit()) and
+ * only read at panic.  Its checksum, with the devices and partitions on
+ * dd_devices and the panic-path code, is dd_cfg_crc.
+ */
+struct dd_config {
+	struct dd_ram_range ram[DISKDUMP_MAX_RAM_RANGES];
 	unsigned int nr_ram;
 	unsigned long max_pfn;
 	unsigned long nr_ram_pages;
@@ -132,166 +120,53 @@ static struct {
 	void *note_buf;			/* note_blocks blocks */
 	struct diskdump_header *hdr;	/* one block */
 	struct dd_key key;
-	u32 crc;			/* over code and configuration */
-} dd;
-
-/* Panic-path state; not covered by the checksum. */
-static struct {
-	struct pt_regs regs;
-	u64 clock_base_ns;
-	u64 udelay_ns;
-	unsigned long io_errors;
-	u64 timers_run;
-	u64 timers_ignored;	/* armings of other code's timers: never run */
-	void *first_ignored;	/* the first of those timers' functions */
-	u64 tasklets_run;
-	u64 unreadable_pages;
-	u64 hwpoison_pages;
-	u64 verify_ns;		/* comparing blocks with the format */
-	bool irqs_seen_on;
-	struct poly1305_desc_ctx mac;	/* of an encrypted dump */
-} dds;
-
-/* Set by "test panic2" or "test oops": fail part way through the dump. */
-enum dd_test_fault {
-	DD_TEST_NONE,
-	DD_TEST_PANIC2,		/* panic again */
-	DD_TEST_OOPS,		/* dereference a bad pointer */
 };
 
-static enum dd_test_fault dd_test_fault;
-
-/* Timers and tasklets diverted to diskdump while crashdump_mode() is true. */
-static HLIST_HEAD(dd_timers);
-/* Timers of code that is not dumping: kept pending, never run. */
-static HLIST_HEAD(dd_idle_timers);
-static struct tasklet_struct *dd_tasklets;
-static struct tasklet_struct **dd_tasklets_tail = &dd_tasklets;
-
-/* ------------------------------------------------------------------ */
-/* Time, timers and tasklets in crashdump mode                         */
-/* ------------------------------------------------------------------ */
-
-/*
- * Interrupts are off, so nothing advances jiffies.  Drivers still measure
- * their timeouts in jiffies, so advance it from the NMI-safe monotonic fast
- * clock, or from the time spent in diskdump_udelay() if that clock does not
- * move (a clocksource that stopped with the timer interrupt).
- */
-static __diskdump_text void diskdump_advance_jiffies(void)
-{
-	u64 now = ktime_get_mono_fast_ns();
-	u64 clock_delta = now - dds.clock_base_ns;
-	u64 delta = max(clock_delta, dds.udelay_ns);
-	u64 ticks = div_u64(delta, TICK_NSEC);
-
-	if (!ticks)
-		return;
-	jiffies_64 += ticks;
-	dds.clock_base_ns = now;
-	dds.udelay_ns = 0;
-}
-
-static __diskdump_text bool dd_timer_on(struct hlist_head *list,
-					struct timer_list *timer)
-{
-	struct timer_list *t;
-
-	hlist_for_each_entry(t, list, entry)
-		if (t == timer)
-			return true;
-	return false;
-}
-
-static __diskdump_text bool dd_timer_is_private(struct timer_list *timer)
-{
-	return dd_timer_on(&dd_timers, timer) ||
-	       dd_timer_on(&dd_idle_timers, timer);
-}
-
-static __diskdump_text void dd_timer_unlink(struct timer_list *timer)
-{
-	__hlist_del(&timer->entry);
-	timer->entry.pprev = NULL;
-	timer->entry.next = NULL;
-}
-
-#ifdef CONFIG_DISKDUMP_KUNIT_TEST
-/* Set by the KUnit tests: the wheel's lock is held by a stopped CPU. */
-static bool dd_test_wheel_busy;
-#else
-#define dd_test_wheel_busy	false
-#endif
+/* What the panic path writes as it dumps; not covered by the checksum. */
+struct dd_run {
+	atomic_t entered;		/* a dump has started: no second one */
+	struct pt_regs regs;		/* of the panicking CPU */
+	struct cpumask parked;		/* CPUs that took the park IPI */
+	struct cpumask unparked;	/* CPUs stopped where they were */
+	unsigned long io_errors;
+	u64 unreadable_pages;
+	u64 hwpoison_pages;
+	u64 verify_ns;			/* comparing blocks with the format */
+	struct poly1305_desc_ctx mac;	/* of an encrypted dump */
+};
 
 /*
- * Take @timer off its timer wheel: 1 if it was on one, 0 if not.  The
- * wheel's lock is tried for a bounded time; a CPU that missed the stop
- * holds it for a moment at most.  If it stays taken, a stopped CPU holds it
- * for good: that wheel will never run again, so neither will the timer from
- * it.  The timer is then forgotten there, its entry left as it is, for its
- * neighbours on that list still point at it.
+ * Serialises configuration.  The memory hotplug notifier takes it with
+ * device_hotplug_lock, mem_hotplug_lock and the CPU hotplug lock held:
+ * none of those may be taken under it.
  */
-static __diskdump_text int dd_timer_detach_wheel(struct timer_list *timer)
-{
-	unsigned int tries;
-	int ret = -EBUSY;
+static DEFINE_MUTEX(dd_mutex);
+static LIST_HEAD(dd_types);	/* struct disk_dump_type */
+static LIST_HEAD(dd_devices);	/* struct disk_dump_device, armed */
+static struct dd_config dd_cfg;
+static u32 dd_cfg_crc;		/* checked at panic */
+static int dd_cfg_busy;		/* the configuration is changing */
+static struct dd_run dd_run;
 
-	for (tries = 0; tries < DISKDUMP_WHEEL_TRIES; tries++) {
-		if (!dd_test_wheel_busy)
-			ret = crashdump_detach_wheel_timer(timer);
-		if (ret != -EBUSY)
-			return ret;
-		udelay(1);
-	}
-	timer->entry.pprev = NULL;
-	return 1;
-}
-
-/* Take @timer off whatever list it is on; 1 if it was pending. */
-static __diskdump_text int dd_timer_detach(struct timer_list *timer)
-{
-	if (!timer_pending(timer))
-		return 0;
-	if (dd_timer_is_private(timer)) {
-		dd_timer_unlink(timer);
-		return 1;
-	}
-	/*
-	 * A CPU stopped half-way through moving the timer to another wheel
-	 * (__mod_timer()): it is off the old list, not yet on the new one,
-	 * but still looks pending.  Unlinking it again would write through
-	 * its stale pointers.
-	 */
-	if (READ_ONCE(timer->flags) & TIMER_MIGRATING) {
-		timer->entry.pprev = NULL;
-		return 1;
-	}
-	return dd_timer_detach_wheel(timer);
-}
-
-static LIST_HEAD(disk_dump_devices);
-
-/*
- * Is @timer one of the dump drivers'?  The timer callbacks that a dump
- * driver built into the kernel needs at panic (sym53c8xx's, which ends the
- * settle time after a bus reset) are __diskdump_text, like the rest of the
- * panic path; a modular dump driver's timers are told by the text of its
- * module, recorded when it was armed.  Any other timer armed while dumping
- * belongs to code that is not dumping: a delayed work's would queue work,
- * the IOMMU flush queue's would take every CPU's flush-queue lock.  Those
- * stay pending and are never run, as without diskdump, for the timer wheel
- * never runs again.
+/**
+ * dd_is_dump_code - is @fn in the code of the dump drivers?
+ * @fn: a code address, such as a timer's callback
+ *
+ * The panic-path code built into the kernel is __diskdump_text; a modular
+ * dump driver's is told by the text of its module, recorded when its disk
+ * was armed.
+ *
+ * Return: true if the dump drivers' code holds @fn.
  */
-static __diskdump_text bool dd_timer_is_dump_code(struct timer_list *timer)
+__diskdump_text bool dd_is_dump_code(unsigned long fn)
 {
-	unsigned long fn = (unsigned long)timer->function;
 	struct disk_dump_device *dev;
 	unsigned int i;
 
 	if (fn >= (unsigned long)__diskdump_text_start &&
 	    fn < (unsigned long)__diskdump_text_end)
 		return true;
-	list_for_each_entry(dev, &disk_dump_devices, list)
+	list_for_each_entry(dev, &dd_devices, list)
 		for (i = 0; i < ARRAY_SIZE(dev->module_text); i++)
 			if (fn >= dev->module_text[i].start &&
 			    fn < dev->module_text[i].end)
@@ -299,148 +174,19 @@ static __diskdump_text bool dd_timer_is_dump_code(struct timer_list *timer)
 	return false;
 }
 
-/**
- * diskdump_mod_timer - mod_timer() in crashdump mode
- * @timer: the timer
- * @expires: new expiry time in jiffies
- *
- * Moves @timer to diskdump's private list, from which diskdump_udelay()
- * runs it once it expires, if it is a dump driver's; any other timer goes
- * to a list that is never run, where it stays pending.  A timer that was shut down (its function
- * cleared by timer_shutdown()) is not armed again, as with the timer wheel.
- *
- * Return: 1 if the timer was pending, 0 if not.
- */
-__diskdump_text int
-diskdump_mod_timer(struct timer_list *timer, unsigned long expires)
+#ifdef CONFIG_DISKDUMP_TEST
+/* A byte the self check covers, for the "corrupt" test hook. */
+u8 *dd_test_config_byte(void)
 {
-	int was_pending = dd_timer_detach(timer);
-
-	if (!timer->function)
-		return was_pending;
-	timer->expires = expires;
-	if (dd_timer_is_dump_code(timer)) {
-		hlist_add_head(&timer->entry, &dd_timers);
-		return was_pending;
-	}
-	if (!dds.timers_ignored++)
-		dds.first_ignored = timer->function;
-	hlist_add_head(&timer->entry, &dd_idle_timers);
-	return was_pending;
+	return (u8 *)&dd_cfg.ram[DISKDUMP_MAX_RAM_RANGES - 1];
 }
-EXPORT_SYMBOL_GPL(diskdump_mod_timer);
-
-/**
- * diskdump_del_timer - timer_delete() and timer_shutdown() in crashdump mode
- * @timer: the timer
- * @shutdown: also clear its function, so that it cannot be armed again
- *
- * In crashdump mode no timer callback runs but from diskdump_udelay() on
- * this CPU, so the synchronous variants need not wait either.
- *
- * Return: 1 if the timer was pending, 0 if not; never a negative value, on
- * which timer_delete_sync() would retry for ever.
- */
-__diskdump_text int diskdump_del_timer(struct timer_list *timer, bool shutdown)
-{
-	int ret = dd_timer_detach(timer);
-
-	if (shutdown)
-		timer->function = NULL;
-	return ret;
-}
-EXPORT_SYMBOL_GPL(diskdump_del_timer);
-
-/**
- * diskdump_tasklet_schedule - tasklet_schedule() in crashdump mode
- * @t: the tasklet, already marked TASKLET_STATE_SCHED by the caller
- *
- * Queues @t on diskdump's private list instead of a per-CPU softirq list.
- */
-__diskdump_text void diskdump_tasklet_schedule(struct tasklet_struct *t)
-{
-	t->next = NULL;
-	*dd_tasklets_tail = t;
-	dd_tasklets_tail = &t->next;
-}
-EXPORT_SYMBOL_GPL(diskdump_tasklet_schedule);
-
-static __diskdump_text void diskdump_run_timers(void)
-{
-	struct timer_list *t;
-	int runs;
-
-	for (runs = 0; runs < DISKDUMP_MAX_TIMER_RUNS; runs++) {
-		bool found = false;
-
-		hlist_for_each_entry(t, &dd_timers, entry) {
-			if (time_after_eq(jiffies, t->expires)) {
-				found = true;
-				break;
-			}
-		}
-		if (!found)
-			return;
-		/* Start over after each callback: it may change the list. */
-		dd_timer_unlink(t);
-		dds.timers_run++;
-		t->function(t);
-	}
-}
-
-static __diskdump_text void diskdump_run_tasklets(void)
-{
-	struct tasklet_struct *list = dd_tasklets, *t;
-
-	dd_tasklets = NULL;
-	dd_tasklets_tail = &dd_tasklets;
-
-	while (list) {
-		t = list;
-		list = list->next;
-		if (atomic_read(&t->count) || !tasklet_trylock(t)) {
-			/* Disabled or running elsewhere: try again next poll. */
-			diskdump_tasklet_schedule(t);
-			continue;
-		}
-		if (test_and_clear_bit(TASKLET_STATE_SCHED, &t->state)) {
-			dds.tasklets_run++;
-			if (t->use_callback)
-				t->callback(t);
-			else
-				t->func(t->data);
-		}
-		tasklet_unlock(t);
-	}
-}
-
-/**
- * diskdump_udelay - wait in a dump driver's poll loop
- * @usecs: microseconds to wait
- *
- * Busy-waits, then advances jiffies and runs the timers and tasklets that
- * the dump drivers queued while crashdump_mode() is true.  Outside crashdump
- * mode it is a plain udelay().
- */
-__diskdump_text void diskdump_udelay(unsigned int usecs)
-{
-	udelay(usecs);
-	if (!crashdump_mode())
-		return;
-	if (!irqs_disabled())
-		dds.irqs_seen_on = true;
-	dds.udelay_ns += (u64)usecs * NSEC_PER_USEC;
-	diskdump_advance_jiffies();
-	diskdump_run_timers();
-	diskdump_run_tasklets();
-}
-EXPORT_SYMBOL_GPL(diskdump_udelay);
+#endif
 
 /* ------------------------------------------------------------------ */
 /* Self check                                                          */
 /* ------------------------------------------------------------------ */
 
-static __diskdump_text u32 crc_function(u32 crc, const void *fn)
+static __diskdump_text u32 dd_crc_function(u32 crc, const void *fn)
 {
 	unsigned long size, offset, addr = (unsigned long)fn;
 
@@ -449,17 +195,17 @@ static __diskdump_text u32 crc_function(u32 crc, const void *fn)
 	return crc32_le(crc, (const u8 *)(addr - offset), size);
 }
 
-static __diskdump_text u32 crc_device(u32 crc, struct disk_dump_device *dev)
+static __diskdump_text u32 dd_crc_device(u32 crc, struct disk_dump_device *dev)
 {
 	const struct disk_dump_device_ops *ops = dev->ops;
 	struct disk_dump_partition *part;
 
 	crc = crc32_le(crc, (const u8 *)dev, sizeof(*dev));
 	crc = crc32_le(crc, (const u8 *)ops, sizeof(*ops));
-	crc = crc_function(crc, ops->sanity_check);
-	crc = crc_function(crc, ops->quiesce);
-	crc = crc_function(crc, ops->shutdown);
-	crc = crc_function(crc, ops->rw_block);
+	crc = dd_crc_function(crc, ops->sanity_check);
+	crc = dd_crc_function(crc, ops->quiesce);
+	crc = dd_crc_function(crc, ops->shutdown);
+	crc = dd_crc_function(crc, ops->rw_block);
 	list_for_each_entry(part, &dev->partitions, list)
 		crc = crc32_le(crc, (const u8 *)part, sizeof(*part));
 	return crc;
@@ -472,16 +218,16 @@ static __diskdump_text u32 crc_device(u32 crc, struct disk_dump_device *dev)
  * whenever the configuration changes, checked at panic: a kernel that
  * scribbled over any of it must not be trusted to write to a disk.
  */
-static __diskdump_text u32 diskdump_checksum(void)
+static __diskdump_text u32 dd_checksum(void)
 {
 	struct disk_dump_device *dev;
 	u32 crc = ~0U;
 
 	crc = crc32_le(crc, (const u8 *)__diskdump_text_start,
 		       __diskdump_text_end - __diskdump_text_start);
-	crc = crc32_le(crc, (const u8 *)&dd, offsetof(typeof(dd), crc));
-	list_for_each_entry(dev, &disk_dump_devices, list)
-		crc = crc_device(crc, dev);
+	crc = crc32_le(crc, (const u8 *)&dd_cfg, sizeof(dd_cfg));
+	list_for_each_entry(dev, &dd_devices, list)
+		crc = dd_crc_device(crc, dev);
 	return crc;
 }
 
@@ -495,17 +241,17 @@ static __diskdump_text int dd_rw(struct disk_dump_partition *part, int rw,
 	int ret = part->dev->ops->rw_block(part, rw, block, buf, nr);
 
 	if (ret)
-		dds.io_errors++;
+		dd_run.io_errors++;
 	return ret;
 }
 
 static __diskdump_text unsigned long
-part_blocks(struct disk_dump_partition *part)
+dd_part_blocks(struct disk_dump_partition *part)
 {
 	return part->nr_sects >> (PAGE_SHIFT - SECTOR_SHIFT);
 }
 
-static __diskdump_text unsigned int io_blocks(struct disk_dump_partition *part)
+static __diskdump_text unsigned int dd_io_blocks(struct disk_dump_partition *part)
 {
 	return min_t(unsigned int, part->dev->max_blocks, DISKDUMP_IO_BLOCKS);
 }
@@ -516,13 +262,13 @@ static __diskdump_text unsigned int io_blocks(struct disk_dump_partition *part)
  */
 static __diskdump_text bool dd_encrypting(void)
 {
-	return IS_ENABLED(CONFIG_DISKDUMP_ENCRYPT) && dd.key.on;
+	return IS_ENABLED(CONFIG_DISKDUMP_ENCRYPT) && dd_cfg.key.on;
 }
 
 /* Dumps are encrypted for a key that came in a trusted certificate. */
 static __diskdump_text bool dd_key_trusted(void)
 {
-	return dd_encrypting() && dd.key.trusted;
+	return dd_encrypting() && dd_cfg.key.trusted;
 }
 
 /* ChaCha20 state for partition block @block: counter 0, block, nonce. */
@@ -535,7 +281,7 @@ dd_chacha_init(u32 *state, struct disk_dump_partition *part,
 	put_unaligned_le32(0, iv);
 	put_unaligned_le32(block, iv + 4);
 	memcpy(iv + 8, part->nonce, DISKDUMP_NONCE_SIZE);
-	chacha_init_generic(state, dd.key.key, iv);
+	chacha_init_generic(state, dd_cfg.key.key, iv);
 }
 
 /* Encrypt @n blocks in place, bound for partition blocks @block on. */
@@ -561,7 +307,7 @@ static __diskdump_text void dd_mac_init(struct disk_dump_partition *part)
 
 	dd_chacha_init(state, part, 0);
 	chacha_crypt_generic(state, otk, otk, sizeof(otk), 20);
-	poly1305_init_generic(&dds.mac, otk);
+	poly1305_init_generic(&dd_run.mac, otk);
 	memzero_explicit(otk, sizeof(otk));
 	memzero_explicit(state, sizeof(state));
 }
@@ -581,7 +327,7 @@ dd_write_data(struct disk_dump_partition *part, unsigned long block,
 		dd_encrypt(part, block, buf, n);
 	ret = dd_rw(part, DD_WRITE, block, buf, n);
 	if (!ret && dd_encrypting())
-		poly1305_update_generic(&dds.mac, buf, n * PAGE_SIZE);
+		poly1305_update_generic(&dd_run.mac, buf, n * PAGE_SIZE);
 	return ret;
 }
 
@@ -646,25 +392,25 @@ dd_report_mismatch(const void *block, unsigned long blk, int off)
  * fails here.
  */
 static __diskdump_text int
-check_blocks(struct disk_dump_partition *part, unsigned long first,
-	     unsigned long end)
+dd_check_blocks(struct disk_dump_partition *part, unsigned long first,
+		unsigned long end)
 {
-	unsigned long nr_blocks = part_blocks(part), blk, i;
-	unsigned int chunk = io_blocks(part);
+	unsigned long nr_blocks = dd_part_blocks(part), blk, i;
+	unsigned int chunk = dd_io_blocks(part);
 	u64 start;
 	int ret, off;
 
 	for (blk = first; blk < end; blk += chunk) {
 		unsigned int n = min_t(unsigned long, chunk, end - blk);
 
-		ret = dd_rw(part, DD_READ, blk, dd.io_buf, n);
+		ret = dd_rw(part, DD_READ, blk, dd_cfg.io_buf, n);
 		if (ret) {
 			pr_emerg("read error %d at block %lu\n", ret, blk);
 			return ret;
 		}
 		start = ktime_get_mono_fast_ns();
 		for (i = 0; i < n; i++) {
-			void *block = dd.io_buf + i * PAGE_SIZE;
+			void *block = dd_cfg.io_buf + i * PAGE_SIZE;
 
 			off = dd_fmt_mismatch(block, blk + i, nr_blocks);
 			if (off >= 0) {
@@ -672,14 +418,14 @@ check_blocks(struct disk_dump_partition *part, unsigned long first,
 				return -EILSEQ;
 			}
 		}
-		dds.verify_ns += ktime_get_mono_fast_ns() - start;
+		dd_run.verify_ns += ktime_get_mono_fast_ns() - start;
 	}
 	return 0;
 }
 
 /* The blocks the dump will write: header, notes, bitmaps and pages. */
 static __diskdump_text unsigned long
-dump_extent(const struct diskdump_header *hdr)
+dd_dump_extent(const struct diskdump_header *hdr)
 {
 	return min(hdr->data_block + hdr->nr_dump_pages, hdr->partition_blocks);
 }
@@ -692,22 +438,22 @@ dump_extent(const struct diskdump_header *hdr)
  * untouched.  The cost follows the dump, not the partition; the blocks
  * past the extent are never written, so they need no check.
  */
-static __diskdump_text int check_signatures(struct disk_dump_partition *part,
-					    struct diskdump_header *hdr)
+static __diskdump_text int dd_check_signatures(struct disk_dump_partition *part,
+					       struct diskdump_header *hdr)
 {
-	unsigned long nr_blocks = part_blocks(part);
-	unsigned long extent = dd.check_all ? nr_blocks : dump_extent(hdr);
+	unsigned long nr_blocks = dd_part_blocks(part);
+	unsigned long extent = dd_cfg.check_all ? nr_blocks : dd_dump_extent(hdr);
 	u64 start = ktime_get_mono_fast_ns();
 	int ret;
 
-	dds.verify_ns = 0;
-	ret = check_blocks(part, 0, extent);
+	dd_run.verify_ns = 0;
+	ret = dd_check_blocks(part, 0, extent);
 	if (!ret && extent < nr_blocks)
-		ret = check_blocks(part, nr_blocks - 1, nr_blocks);
+		ret = dd_check_blocks(part, nr_blocks - 1, nr_blocks);
 	if (ret)
 		return ret;
 	hdr->check_ns = ktime_get_mono_fast_ns() - start;
-	hdr->verify_ns = dds.verify_ns;
+	hdr->verify_ns = dd_run.verify_ns;
 	hdr->check_blocks = extent + (extent < nr_blocks);
 	pr_emerg("signature check: %llu of %lu blocks in %llu ms (%llu ms comparing)\n",
 		 hdr->check_blocks, nr_blocks,
@@ -716,12 +462,12 @@ static __diskdump_text int check_signatures(struct disk_dump_partition *part,
 	return 0;
 }
 
-static __diskdump_text bool pfn_is_ram(unsigned long pfn)
+static __diskdump_text bool dd_pfn_is_ram(unsigned long pfn)
 {
 	unsigned int i;
 
-	for (i = 0; i < dd.nr_ram; i++)
-		if (pfn >= dd.ram[i].start_pfn && pfn < dd.ram[i].end_pfn)
+	for (i = 0; i < dd_cfg.nr_ram; i++)
+		if (pfn >= dd_cfg.ram[i].start_pfn && pfn < dd_cfg.ram[i].end_pfn)
 			return true;
 	return false;
 }
@@ -776,8 +522,8 @@ dd_excluded(unsigned long pfn, struct page *page, unsigned int level)
 			return 1;
 	}
 	if ((level & DISKDUMP_EXCLUDE_ZERO) &&
-	    !copy_from_kernel_nofault(dd.io_buf, pfn_to_kaddr(pfn), PAGE_SIZE) &&
-	    !memchr_inv(dd.io_buf, 0, PAGE_SIZE))
+	    !copy_from_kernel_nofault(dd_cfg.io_buf, pfn_to_kaddr(pfn), PAGE_SIZE) &&
+	    !memchr_inv(dd_cfg.io_buf, 0, PAGE_SIZE))
 		return 1;
 	return 0;
 }
@@ -822,21 +568,21 @@ static __diskdump_text unsigned long dd_not_backed(struct page *page)
  * new count.
  */
 static __diskdump_text unsigned long
-select_level(unsigned int level, unsigned long room, unsigned long n)
+dd_select_level(unsigned int level, unsigned long room, unsigned long n)
 {
 	unsigned long pfn, skip;
 	struct page *page;
 	unsigned int i;
 
-	for (i = 0; i < dd.nr_ram && n < room; i++) {
-		for (pfn = dd.ram[i].start_pfn;
-		     pfn < dd.ram[i].end_pfn && n < room; pfn++) {
-			if (test_bit(pfn, dd.dump_map))
+	for (i = 0; i < dd_cfg.nr_ram && n < room; i++) {
+		for (pfn = dd_cfg.ram[i].start_pfn;
+		     pfn < dd_cfg.ram[i].end_pfn && n < room; pfn++) {
+			if (test_bit(pfn, dd_cfg.dump_map))
 				continue;
 			/* without a struct page to judge it by, keep it */
 			page = pfn_valid(pfn) ? pfn_to_page(pfn) : NULL;
 			if (page && dd_hwpoisoned(page)) {
-				dds.hwpoison_pages++;
+				dd_run.hwpoison_pages++;
 				continue;
 			}
 			skip = page ? dd_not_backed(page) ?: dd_excluded(pfn, page, level) : 0;
@@ -844,7 +590,7 @@ select_level(unsigned int level, unsigned long room, unsigned long n)
 				pfn += skip - 1;
 				continue;
 			}
-			__set_bit(pfn, dd.dump_map);
+			__set_bit(pfn, dd_cfg.dump_map);
 			n++;
 		}
 	}
@@ -862,40 +608,40 @@ select_level(unsigned int level, unsigned long room, unsigned long n)
  * come first, and the level's other pages fill the rest in PFN order, so
  * that what fits still opens in crash and drgn.
  */
-static __diskdump_text unsigned long select_pages(struct diskdump_header *hdr,
-						  unsigned long room)
+static __diskdump_text unsigned long dd_select_pages(struct diskdump_header *hdr,
+						     unsigned long room)
 {
 	unsigned long n, poisoned;
 
-	memset(dd.dump_map, 0, dd.dump_map_blocks * PAGE_SIZE);
-	dds.hwpoison_pages = 0;
-	n = select_level(dd.dump_level, ULONG_MAX, 0);
+	memset(dd_cfg.dump_map, 0, dd_cfg.dump_map_blocks * PAGE_SIZE);
+	dd_run.hwpoison_pages = 0;
+	n = dd_select_level(dd_cfg.dump_level, ULONG_MAX, 0);
 	if (n <= room)
 		return n;
 	hdr->flags |= DISKDUMP_FLAG_TRUNCATED;
 	pr_emerg("%lu pages do not fit in %lu blocks: kernel pages first\n",
 		 n, room);
-	poisoned = dds.hwpoison_pages;
-	memset(dd.dump_map, 0, dd.dump_map_blocks * PAGE_SIZE);
+	poisoned = dd_run.hwpoison_pages;
+	memset(dd_cfg.dump_map, 0, dd_cfg.dump_map_blocks * PAGE_SIZE);
 	/* no zero test unless the level asks: it reads every page */
-	n = select_level((DISKDUMP_EXCLUDE_ALL & ~DISKDUMP_EXCLUDE_ZERO) |
-			 dd.dump_level, room, 0);
-	n = select_level(dd.dump_level, room, n);
-	dds.hwpoison_pages = poisoned;
+	n = dd_select_level((DISKDUMP_EXCLUDE_ALL & ~DISKDUMP_EXCLUDE_ZERO) |
+			 dd_cfg.dump_level, room, 0);
+	n = dd_select_level(dd_cfg.dump_level, room, n);
+	dd_run.hwpoison_pages = poisoned;
 	return n;
 }
 
 /* Fill one block of the bitmap: the bits of PFNs first_pfn onwards. */
-static __diskdump_text void fill_bitmap_block(u8 *buf, unsigned long first_pfn)
+static __diskdump_text void dd_fill_bitmap_block(u8 *buf, unsigned long first_pfn)
 {
 	unsigned long bit, pfn;
 
 	memset(buf, 0, PAGE_SIZE);
 	for (bit = 0; bit < PAGE_SIZE * BITS_PER_BYTE; bit++) {
 		pfn = first_pfn + bit;
-		if (pfn >= dd.max_pfn)
+		if (pfn >= dd_cfg.max_pfn)
 			break;
-		if (pfn_is_ram(pfn))
+		if (dd_pfn_is_ram(pfn))
 			buf[bit / BITS_PER_BYTE] |= 1 << (bit % BITS_PER_BYTE);
 	}
 }
@@ -904,22 +650,22 @@ static __diskdump_text void fill_bitmap_block(u8 *buf, unsigned long first_pfn)
  * The RAM bitmap, then the dump bitmap chosen at panic, block by block in
  * partition order (the order the MAC of an encrypted dump takes them in).
  */
-static __diskdump_text int write_bitmaps(struct disk_dump_partition *part,
-					 struct diskdump_header *hdr)
+static __diskdump_text int dd_write_bitmaps(struct disk_dump_partition *part,
+					    struct diskdump_header *hdr)
 {
 	unsigned long b;
 	int ret;
 
-	for (b = 0; b < dd.bitmap_blocks; b++) {
-		fill_bitmap_block(dd.io_buf, b * PAGE_SIZE * BITS_PER_BYTE);
-		ret = dd_write_data(part, hdr->bitmap_block + b, dd.io_buf, 1);
+	for (b = 0; b < dd_cfg.bitmap_blocks; b++) {
+		dd_fill_bitmap_block(dd_cfg.io_buf, b * PAGE_SIZE * BITS_PER_BYTE);
+		ret = dd_write_data(part, hdr->bitmap_block + b, dd_cfg.io_buf, 1);
 		if (ret)
 			return ret;
 	}
-	for (b = 0; b < dd.bitmap_blocks; b++) {
-		memcpy(dd.io_buf, (u8 *)dd.dump_map + b * PAGE_SIZE, PAGE_SIZE);
-		ret = dd_write_data(part, hdr->bitmap_block + dd.bitmap_blocks + b,
-				    dd.io_buf, 1);
+	for (b = 0; b < dd_cfg.bitmap_blocks; b++) {
+		memcpy(dd_cfg.io_buf, (u8 *)dd_cfg.dump_map + b * PAGE_SIZE, PAGE_SIZE);
+		ret = dd_write_data(part, hdr->bitmap_block + dd_cfg.bitmap_blocks + b,
+				    dd_cfg.io_buf, 1);
 		if (ret)
 			return ret;
 	}
@@ -933,7 +679,7 @@ static __diskdump_text int write_bitmaps(struct disk_dump_partition *part,
  * the dump; it needs the page mapped, which copy_from_kernel_nofault()
  * does not.  A page that cannot be read is written as 0xdd bytes.
  */
-static __diskdump_text void copy_page_for_dump(void *dst, unsigned long pfn)
+static __diskdump_text void dd_copy_page(void *dst, unsigned long pfn)
 {
 	void *src = pfn_to_kaddr(pfn);
 	bool failed;
@@ -945,51 +691,34 @@ static __diskdump_text void copy_page_for_dump(void *dst, unsigned long pfn)
 		failed = copy_from_kernel_nofault(dst, src, PAGE_SIZE);
 	if (failed) {
 		memset(dst, 0xdd, PAGE_SIZE);
-		dds.unreadable_pages++;
-	}
-}
-
-/* The faults "test panic2" and "test oops" ask for, part way through. */
-static __diskdump_text void dd_test_inject_fault(void)
-{
-	switch (READ_ONCE(dd_test_fault)) {
-	case DD_TEST_PANIC2:
-		panic("diskdump test: a second panic during the dump");
-		break;
-	case DD_TEST_OOPS:
-		pr_emerg("test: dereferencing a bad pointer during the dump\n");
-		/* the first page is never mapped: a page fault, then an oops */
-		(void)READ_ONCE(*(unsigned long *)16);
-		break;
-	default:
-		break;
+		dd_run.unreadable_pages++;
 	}
 }
 
 /*
  * Write the RAM pages in PFN order, as many as the partition holds, batching
- * them into rw_block calls of up to io_blocks() blocks.  Never past the
+ * them into rw_block calls of up to dd_io_blocks() blocks.  Never past the
  * dump's extent, the blocks the signature check saw.
  */
-static __diskdump_text int write_pages(struct disk_dump_partition *part,
-				       struct diskdump_header *hdr)
+static __diskdump_text int dd_write_pages(struct disk_dump_partition *part,
+					  struct diskdump_header *hdr)
 {
-	unsigned long room = dump_extent(hdr) - hdr->data_block;
+	unsigned long room = dd_dump_extent(hdr) - hdr->data_block;
 	unsigned long written = 0, batch_start = hdr->data_block;
-	unsigned int chunk = io_blocks(part), n = 0, i;
+	unsigned int chunk = dd_io_blocks(part), n = 0, i;
 	unsigned long pfn, total = hdr->nr_dump_pages, next_report = total / 10;
 	int ret;
 
-	for (i = 0; i < dd.nr_ram && written + n < room; i++) {
-		for (pfn = dd.ram[i].start_pfn; pfn < dd.ram[i].end_pfn; pfn++) {
+	for (i = 0; i < dd_cfg.nr_ram && written + n < room; i++) {
+		for (pfn = dd_cfg.ram[i].start_pfn; pfn < dd_cfg.ram[i].end_pfn; pfn++) {
 			if (written + n >= room)
 				break;
-			if (!test_bit(pfn, dd.dump_map))
+			if (!test_bit(pfn, dd_cfg.dump_map))
 				continue;
-			copy_page_for_dump(dd.io_buf + n * PAGE_SIZE, pfn);
+			dd_copy_page(dd_cfg.io_buf + n * PAGE_SIZE, pfn);
 			if (++n < chunk)
 				continue;
-			ret = dd_write_data(part, batch_start, dd.io_buf, n);
+			ret = dd_write_data(part, batch_start, dd_cfg.io_buf, n);
 			if (ret)
 				goto out;
 			written += n;
@@ -999,13 +728,12 @@ static __diskdump_text int write_pages(struct disk_dump_partition *part,
 				pr_emerg("%lu of %lu pages written\n", written,
 					 total);
 				next_report += total / 10;
-				if (IS_ENABLED(CONFIG_DISKDUMP_TEST) &&
-				    written >= total / 10 * 8)
-					dd_test_inject_fault();
+				if (written >= total / 10 * 8)
+					dd_test_fault_point();
 			}
 		}
 	}
-	ret = n ? dd_write_data(part, batch_start, dd.io_buf, n) : 0;
+	ret = n ? dd_write_data(part, batch_start, dd_cfg.io_buf, n) : 0;
 	if (!ret)
 		written += n;
 out:
@@ -1013,8 +741,8 @@ out:
 	return ret;
 }
 
-static __diskdump_text void fill_header(struct diskdump_header *hdr,
-					struct disk_dump_partition *part, const char *msg)
+static __diskdump_text void dd_fill_header(struct diskdump_header *hdr,
+					   struct disk_dump_partition *part, const char *msg)
 {
 	struct new_utsname *uts = init_utsname();
 	u64 now = ktime_get_real_fast_ns();
@@ -1031,14 +759,14 @@ static __diskdump_text void fill_header(struct diskdump_header *hdr,
 	hdr->nr_cpus = num_online_cpus();
 	hdr->time_sec = div_u64_rem(now, NSEC_PER_SEC, &nsec);
 	hdr->time_nsec = nsec;
-	hdr->partition_blocks = part_blocks(part);
-	hdr->max_pfn = dd.max_pfn;
+	hdr->partition_blocks = dd_part_blocks(part);
+	hdr->max_pfn = dd_cfg.max_pfn;
 	hdr->note_block = 1;
-	hdr->bitmap_block = hdr->note_block + dd.note_blocks;
-	hdr->bitmap_blocks = dd.bitmap_blocks;
-	hdr->data_block = hdr->bitmap_block + 2 * dd.bitmap_blocks;
-	hdr->nr_ram_pages = dd.nr_ram_pages;
-	hdr->dump_level = dd.dump_level;
+	hdr->bitmap_block = hdr->note_block + dd_cfg.note_blocks;
+	hdr->bitmap_blocks = dd_cfg.bitmap_blocks;
+	hdr->data_block = hdr->bitmap_block + 2 * dd_cfg.bitmap_blocks;
+	hdr->nr_ram_pages = dd_cfg.nr_ram_pages;
+	hdr->dump_level = dd_cfg.dump_level;
 	hdr->page_offset = PAGE_OFFSET;
 	hdr->kernel_vaddr = (unsigned long)_text;
 	hdr->kernel_paddr = __pa_symbol(_text);
@@ -1053,35 +781,35 @@ static __diskdump_text void fill_header(struct diskdump_header *hdr,
 	strscpy(hdr->panic_msg, msg ? msg : "", sizeof(hdr->panic_msg));
 	if (dd_encrypting()) {
 		hdr->cipher = DISKDUMP_CIPHER_CHACHA20_POLY1305;
-		hdr->wrapped_key_size = dd.key.wrapped_size;
+		hdr->wrapped_key_size = dd_cfg.key.wrapped_size;
 		memcpy(hdr->nonce, part->nonce, sizeof(hdr->nonce));
-		memcpy(hdr->key_id, dd.key.key_id, sizeof(hdr->key_id));
-		memcpy(hdr->wrapped_key, dd.key.wrapped, dd.key.wrapped_size);
+		memcpy(hdr->key_id, dd_cfg.key.key_id, sizeof(hdr->key_id));
+		memcpy(hdr->wrapped_key, dd_cfg.key.wrapped, dd_cfg.key.wrapped_size);
 		dd_mac_init(part);
 	}
 }
 
 /* Write block 0; the final header of an encrypted dump gets the MAC. */
-static __diskdump_text int write_header(struct disk_dump_partition *part,
-					struct diskdump_header *hdr)
+static __diskdump_text int dd_write_header(struct disk_dump_partition *part,
+					   struct diskdump_header *hdr)
 {
 	hdr->crc = 0;
 	memset(hdr->mac, 0, sizeof(hdr->mac));
 	if (dd_encrypting() && hdr->status != DISKDUMP_STATUS_WRITING) {
-		poly1305_update_generic(&dds.mac, (const u8 *)hdr, sizeof(*hdr));
-		poly1305_final_generic(&dds.mac, hdr->mac);
+		poly1305_update_generic(&dd_run.mac, (const u8 *)hdr, sizeof(*hdr));
+		poly1305_final_generic(&dd_run.mac, hdr->mac);
 	}
 	hdr->crc = ~crc32_le(~0U, (const u8 *)hdr, sizeof(*hdr));
 	return dd_rw(part, DD_WRITE, 0, hdr, 1);
 }
 
 /* Gather the CPUs' NT_PRSTATUS notes and the VMCOREINFO note. */
-static __diskdump_text void collect_notes(struct diskdump_header *hdr)
+static __diskdump_text void dd_collect_notes(struct diskdump_header *hdr)
 {
 	size_t off = 0, len;
 	int cpu;
 
-	memset(dd.note_buf, 0, dd.note_blocks * PAGE_SIZE);
+	memset(dd_cfg.note_buf, 0, dd_cfg.note_blocks * PAGE_SIZE);
 	for_each_online_cpu(cpu) {
 		struct elf_note *note = (struct elf_note *)per_cpu_ptr(crash_notes, cpu);
 
@@ -1089,18 +817,18 @@ static __diskdump_text void collect_notes(struct diskdump_header *hdr)
 			continue;	/* this CPU did not answer the stop */
 		len = sizeof(*note) + ALIGN(note->n_namesz, 4) +
 		      ALIGN(note->n_descsz, 4);
-		if (off + len > dd.note_bytes)
+		if (off + len > dd_cfg.note_bytes)
 			break;
-		memcpy(dd.note_buf + off, note, len);
+		memcpy(dd_cfg.note_buf + off, note, len);
 		off += len;
 		hdr->nr_cpu_notes++;
 	}
-	if (vmcoreinfo_note && off + VMCOREINFO_NOTE_SIZE <= dd.note_bytes) {
+	if (vmcoreinfo_note && off + VMCOREINFO_NOTE_SIZE <= dd_cfg.note_bytes) {
 		struct elf_note *note = (struct elf_note *)vmcoreinfo_note;
 
 		len = sizeof(*note) + ALIGN(note->n_namesz, 4) +
 		      ALIGN(note->n_descsz, 4);
-		memcpy(dd.note_buf + off, note, len);
+		memcpy(dd_cfg.note_buf + off, note, len);
 		off += len;
 	}
 	hdr->note_size = off;
@@ -1111,29 +839,29 @@ static __diskdump_text void collect_notes(struct diskdump_header *hdr)
  * dump's extent.  Nothing is written yet.
  */
 static __diskdump_text int
-prepare_dump(struct disk_dump_partition *part, const char *msg)
+dd_prepare_dump(struct disk_dump_partition *part, const char *msg)
 {
-	struct diskdump_header *hdr = dd.hdr;
+	struct diskdump_header *hdr = dd_cfg.hdr;
 
-	fill_header(hdr, part, msg);
+	dd_fill_header(hdr, part, msg);
 	/*
-	 * The notes first: collect_notes() zeroes the note buffer, whose
-	 * pages must not change after select_pages() has seen them.
+	 * The notes first: dd_collect_notes() zeroes the note buffer, whose
+	 * pages must not change after dd_select_pages() has seen them.
 	 */
-	collect_notes(hdr);
+	dd_collect_notes(hdr);
 	if (hdr->data_block >= hdr->partition_blocks) {
 		pr_emerg("partition too small for the dump header\n");
 		return -ENOSPC;
 	}
-	hdr->nr_dump_pages = select_pages(hdr, hdr->partition_blocks -
+	hdr->nr_dump_pages = dd_select_pages(hdr, hdr->partition_blocks -
 					  hdr->data_block);
-	hdr->hwpoison_pages = dds.hwpoison_pages;
+	hdr->hwpoison_pages = dd_run.hwpoison_pages;
 	return 0;
 }
 
-static __diskdump_text int write_dump(struct disk_dump_partition *part)
+static __diskdump_text int dd_write_dump(struct disk_dump_partition *part)
 {
-	struct diskdump_header *hdr = dd.hdr;
+	struct diskdump_header *hdr = dd_cfg.hdr;
 	unsigned long b;
 	u64 start;
 	int ret;
@@ -1145,40 +873,50 @@ static __diskdump_text int write_dump(struct disk_dump_partition *part)
 		pr_emerg("%llu hardware-poisoned pages left out\n",
 			 hdr->hwpoison_pages);
 	start = ktime_get_mono_fast_ns();
-	ret = write_header(part, hdr);
+	ret = dd_write_header(part, hdr);
 	if (ret)
 		return ret;
-	for (b = 0; b < dd.note_blocks && !ret; b++) {
-		memcpy(dd.io_buf, dd.note_buf + b * PAGE_SIZE, PAGE_SIZE);
-		ret = dd_write_data(part, hdr->note_block + b, dd.io_buf, 1);
+	for (b = 0; b < dd_cfg.note_blocks && !ret; b++) {
+		memcpy(dd_cfg.io_buf, dd_cfg.note_buf + b * PAGE_SIZE, PAGE_SIZE);
+		ret = dd_write_data(part, hdr->note_block + b, dd_cfg.io_buf, 1);
 	}
 	if (!ret)
-		ret = write_bitmaps(part, hdr);
+		ret = dd_write_bitmaps(part, hdr);
 	if (!ret)
-		ret = write_pages(part, hdr);
+		ret = dd_write_pages(part, hdr);
 
 	if (ret)
 		hdr->flags |= DISKDUMP_FLAG_IO_ERROR;
 	else if (hdr->written_pages < hdr->nr_dump_pages)
 		hdr->flags |= DISKDUMP_FLAG_TRUNCATED;
-	if (dds.irqs_seen_on)
+	if (dd_mode_counts()->irqs_seen_on)
 		hdr->flags |= DISKDUMP_FLAG_IRQS_ON;
-	hdr->timers_run = dds.timers_run;
-	hdr->tasklets_run = dds.tasklets_run;
-	hdr->unreadable_pages = dds.unreadable_pages;
+	hdr->timers_run = dd_mode_counts()->timers_run;
+	hdr->tasklets_run = dd_mode_counts()->tasklets_run;
+	hdr->unreadable_pages = dd_run.unreadable_pages;
 	hdr->write_ns = ktime_get_mono_fast_ns() - start;
 	hdr->status = hdr->flags & (DISKDUMP_FLAG_IO_ERROR | DISKDUMP_FLAG_TRUNCATED) ?
 		      DISKDUMP_STATUS_INCOMPLETE : DISKDUMP_STATUS_COMPLETE;
 	/* Best effort for the final header even after an I/O error. */
-	if (write_header(part, hdr) && !ret)
+	if (dd_write_header(part, hdr) && !ret)
 		ret = -EIO;
 	return ret;
 }
 
 static bool dd_all_parked(void);
 
-static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
-					      const char *msg)
+/* Timers that stayed pending, never run: a hint if a dump went wrong. */
+static __diskdump_text void dd_report_ignored_timers(void)
+{
+	const struct dd_mode_stats *st = dd_mode_counts();
+
+	if (st->timers_ignored)
+		pr_emerg("timers of other code armed %llu times, never run; the first %ps\n",
+			 st->timers_ignored, st->first_ignored);
+}
+
+static __diskdump_text int dd_dump_partition(struct disk_dump_partition *part,
+					     const char *msg)
 {
 	const struct disk_dump_device_ops *ops = part->dev->ops;
 	u64 start;
@@ -1210,26 +948,24 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
 	}
 	pr_emerg("quiesced in %llu ms\n",
 		 div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_MSEC));
-	ret = prepare_dump(part, msg);
+	ret = dd_prepare_dump(part, msg);
 	if (!ret)
-		ret = check_signatures(part, dd.hdr);
+		ret = dd_check_signatures(part, dd_cfg.hdr);
 	if (ret)
 		return ret;
-	ret = write_dump(part);
+	ret = dd_write_dump(part);
 	if (ops->shutdown(part->dev) && !ret)
 		ret = -EIO;
 	if (ret)
 		pr_emerg("dump failed (%d) after %llu pages\n", ret,
-			 dd.hdr->written_pages);
+			 dd_cfg.hdr->written_pages);
 	else
 		pr_emerg("dump complete: %llu pages in %llu ms%s\n",
-			 dd.hdr->written_pages,
-			 div_u64(dd.hdr->write_ns, NSEC_PER_MSEC),
-			 dd.hdr->flags & DISKDUMP_FLAG_TRUNCATED ?
+			 dd_cfg.hdr->written_pages,
+			 div_u64(dd_cfg.hdr->write_ns, NSEC_PER_MSEC),
+			 dd_cfg.hdr->flags & DISKDUMP_FLAG_TRUNCATED ?
 			 " (truncated: the partition is too small)" : "");
-	if (dds.timers_ignored)
-		pr_emerg("timers of other code armed %llu times, never run; the first %ps\n",
-			 dds.timers_ignored, dds.first_ignored);
+	dd_report_ignored_timers();
 	return ret;
 }
 
@@ -1252,12 +988,9 @@ static __diskdump_text int dump_one_partition(struct disk_dump_partition *part,
  * PREEMPT_RT, whose spin_lock_irqsave() leaves interrupts on.
  */
 #if defined(CONFIG_X86) && defined(CONFIG_SMP) && !defined(CONFIG_PREEMPT_RT)
-static struct cpumask dd_parked;
-static struct cpumask dd_unparked;	/* stopped where they were */
-
 static __diskdump_text void dd_park(void *unused)
 {
-	cpumask_set_cpu(smp_processor_id(), &dd_parked);
+	cpumask_set_cpu(smp_processor_id(), &dd_run.parked);
 	for (;;)
 		cpu_relax();
 }
@@ -1282,23 +1015,23 @@ static __diskdump_text void dd_park_cpus(void)
 			smp_call_function_single_async(cpu, per_cpu_ptr(&dd_park_csd, cpu));
 	/* A CPU the call could not be queued for is waited for all the same. */
 	for (us = 0; us < DISKDUMP_PARK_US; us += DISKDUMP_PARK_STEP_US) {
-		cpumask_andnot(&dd_unparked, cpu_online_mask, &dd_parked);
-		cpumask_clear_cpu(this, &dd_unparked);
-		if (cpumask_empty(&dd_unparked))
+		cpumask_andnot(&dd_run.unparked, cpu_online_mask, &dd_run.parked);
+		cpumask_clear_cpu(this, &dd_run.unparked);
+		if (cpumask_empty(&dd_run.unparked))
 			return;
 		if (us % DISKDUMP_PARK_RESEND_US == 0)
-			for_each_cpu(cpu, &dd_unparked)
+			for_each_cpu(cpu, &dd_run.unparked)
 				arch_send_call_function_single_ipi(cpu);
 		udelay(DISKDUMP_PARK_STEP_US);
 	}
 	pr_emerg("CPUs %*pbl not parked in %u ms: stopped where they are\n",
-		 cpumask_pr_args(&dd_unparked), DISKDUMP_PARK_US / 1000);
+		 cpumask_pr_args(&dd_run.unparked), DISKDUMP_PARK_US / 1000);
 }
 
 /* Were the other CPUs parked (or are there none)?  Known after the stop. */
 static __diskdump_text bool dd_all_parked(void)
 {
-	return smp_ops.crash_stop_other_cpus && cpumask_empty(&dd_unparked);
+	return smp_ops.crash_stop_other_cpus && cpumask_empty(&dd_run.unparked);
 }
 
 /* Can the other CPUs be parked at panic? */
@@ -1345,23 +1078,23 @@ bool diskdump_dma_takes_locks(struct device *dma, void *buf, size_t len)
 EXPORT_SYMBOL_GPL(diskdump_dma_takes_locks);
 
 /* Stop the other CPUs and save everyone's registers, as kdump does. */
-static __diskdump_text void diskdump_stop_cpus(void)
+static __diskdump_text void dd_stop_cpus(void)
 {
-	crash_setup_regs(&dds.regs, NULL);
-	crash_save_cpu(&dds.regs, smp_processor_id());
+	crash_setup_regs(&dd_run.regs, NULL);
+	crash_save_cpu(&dd_run.regs, smp_processor_id());
 	dd_park_cpus();
 	crash_smp_send_stop();
 	crash_save_vmcoreinfo();
 }
 
-static __diskdump_text bool diskdump_self_check(void)
+static __diskdump_text bool dd_self_check(void)
 {
-	u32 crc = diskdump_checksum();
+	u32 crc = dd_checksum();
 
-	if (crc == dd.crc)
+	if (crc == dd_cfg_crc)
 		return true;
 	pr_emerg("checksum of diskdump code and data changed (%08x, was %08x): memory is corrupt, not dumping\n",
-		 crc, dd.crc);
+		 crc, dd_cfg_crc);
 	return false;
 }
 
@@ -1384,17 +1117,17 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 	 * An oops from here on (a bad pointer in a dump driver) must panic
 	 * again, whatever panic_on_oops says: otherwise oops_end() kills the
 	 * task that panicked, and the machine, its other CPUs halted, hangs
-	 * instead of rebooting.  The nested panic() finds diskdump_entered
+	 * instead of rebooting.  The nested panic() finds dd_run.entered
 	 * set, gives up the dump and goes on to reboot; the partition's
 	 * header says how far the dump got.
 	 */
 	panic_on_oops = 1;
-	diskdump_stop_cpus();
-	if (READ_ONCE(diskdump_config_busy)) {
+	dd_stop_cpus();
+	if (READ_ONCE(dd_cfg_busy)) {
 		pr_emerg("configuration was being changed: not dumping\n");
 		return true;
 	}
-	if (!diskdump_self_check())
+	if (!dd_self_check())
 		return true;
 	/*
 	 * Lockdown may have been raised since the partitions were armed in
@@ -1407,21 +1140,17 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 		return true;
 	}
 
-	dds.clock_base_ns = ktime_get_mono_fast_ns();
-	WRITE_ONCE(diskdump_cpu, smp_processor_id());
-	WRITE_ONCE(diskdump_mode, 1);
-	/* Tasklets queued before the panic would never run: run them here. */
-	crashdump_take_tasklets();
-	list_for_each_entry(dev, &disk_dump_devices, list) {
+	dd_mode_enter();
+	list_for_each_entry(dev, &dd_devices, list) {
 		list_for_each_entry(part, &dev->partitions, list) {
-			if (!dump_one_partition(part, msg)) {
+			if (!dd_dump_partition(part, msg)) {
 				done = true;
 				goto out;
 			}
 		}
 	}
 out:
-	WRITE_ONCE(diskdump_mode, 0);
+	dd_mode_leave();
 	if (!done)
 		pr_emerg("no partition took the dump\n");
 	return true;
@@ -1439,9 +1168,9 @@ out:
  */
 __diskdump_text bool diskdump_panic(const char *msg)
 {
-	if (list_empty(&disk_dump_devices))
+	if (list_empty(&dd_devices))
 		return false;
-	if (atomic_xchg(&diskdump_entered, 1)) {
+	if (atomic_xchg(&dd_run.entered, 1)) {
 		pr_emerg("panic during the dump: giving up, the partition header says how far it got\n");
 		return false;
 	}
@@ -1462,17 +1191,24 @@ __diskdump_text bool diskdump_panic(const char *msg)
  */
 static void dd_config_begin(void)
 {
-	lockdep_assert_held(&diskdump_mutex);
-	WRITE_ONCE(diskdump_config_busy, 1);
+	lockdep_assert_held(&dd_mutex);
+	WRITE_ONCE(dd_cfg_busy, 1);
 	smp_wmb();	/* busy is seen before any change */
+}
+
+/* dd_cfg and dd_devices change only between the two. */
+static void dd_assert_config_open(void)
+{
+	lockdep_assert_held(&dd_mutex);
+	WARN_ON_ONCE(!READ_ONCE(dd_cfg_busy));
 }
 
 static void dd_config_commit(void)
 {
-	lockdep_assert_held(&diskdump_mutex);
-	dd.crc = diskdump_checksum();
+	lockdep_assert_held(&dd_mutex);
+	dd_cfg_crc = dd_checksum();
 	smp_wmb();	/* the changes and their checksum before !busy */
-	WRITE_ONCE(diskdump_config_busy, 0);
+	WRITE_ONCE(dd_cfg_busy, 0);
 }
 
 /**
@@ -1483,9 +1219,9 @@ static void dd_config_commit(void)
  */
 int register_disk_dump_type(struct disk_dump_type *type)
 {
-	mutex_lock(&diskdump_mutex);
-	list_add_tail(&type->list, &disk_dump_types);
-	mutex_unlock(&diskdump_mutex);
+	mutex_lock(&dd_mutex);
+	list_add_tail(&type->list, &dd_types);
+	mutex_unlock(&dd_mutex);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(register_disk_dump_type);
@@ -1504,8 +1240,8 @@ void unregister_disk_dump_type(struct disk_dump_type *type)
 	struct disk_dump_device *dev, *ndev;
 	struct disk_dump_partition *part, *npart;
 
-	mutex_lock(&diskdump_mutex);
-	list_for_each_entry_safe(dev, ndev, &disk_dump_devices, list) {
+	mutex_lock(&dd_mutex);
+	list_for_each_entry_safe(dev, ndev, &dd_devices, list) {
 		if (dev->type != type)
 			continue;
 		list_for_each_entry_safe(part, npart, &dev->partitions, list) {
@@ -1518,13 +1254,13 @@ void unregister_disk_dump_type(struct disk_dump_type *type)
 		}
 	}
 	list_del(&type->list);
-	mutex_unlock(&diskdump_mutex);
+	mutex_unlock(&dd_mutex);
 }
 EXPORT_SYMBOL_GPL(unregister_disk_dump_type);
 
 /* The RAM ranges as walk_system_ram_range() finds them, before install. */
 struct dd_ram_walk {
-	struct ram_range ram[DISKDUMP_MAX_RAM_RANGES];
+	struct dd_ram_range ram[DISKDUMP_MAX_RAM_RANGES];
 	unsigned int nr_ram;
 	unsigned long nr_ram_pages;
 	unsigned long max_pfn;
@@ -1534,10 +1270,10 @@ struct dd_ram_walk {
  * Add [start, end) to the walk's list, joined to the last range if it can;
  * 1 when the list is full.
  */
-static int add_online_range(struct dd_ram_walk *w, unsigned long start,
-			    unsigned long end)
+static int dd_add_online_range(struct dd_ram_walk *w, unsigned long start,
+			       unsigned long end)
 {
-	struct ram_range *last = w->nr_ram ? &w->ram[w->nr_ram - 1] : NULL;
+	struct dd_ram_range *last = w->nr_ram ? &w->ram[w->nr_ram - 1] : NULL;
 
 	if (last && last->end_pfn == start) {
 		last->end_pfn = end;
@@ -1565,8 +1301,8 @@ static int add_online_range(struct dd_ram_walk *w, unsigned long start,
  * memory being hot-removed stays System RAM until it is gone, but after
  * it went offline the dump must not read it.
  */
-static int add_ram_range(unsigned long start_pfn, unsigned long nr_pages,
-			 void *arg)
+static int dd_add_ram_range(unsigned long start_pfn, unsigned long nr_pages,
+			    void *arg)
 {
 	unsigned long pfn, next, end = start_pfn + nr_pages;
 	int ret;
@@ -1575,7 +1311,7 @@ static int add_ram_range(unsigned long start_pfn, unsigned long nr_pages,
 		next = min(end, ALIGN(pfn + 1, DD_ONLINE_STEP));
 		if (!pfn_to_online_page(pfn))
 			continue;
-		ret = add_online_range(arg, pfn, next);
+		ret = dd_add_online_range(arg, pfn, next);
 		if (ret)
 			return ret;
 	}
@@ -1584,7 +1320,7 @@ static int add_ram_range(unsigned long start_pfn, unsigned long nr_pages,
 
 /*
  * The panic path's buffers for the RAM there is now, allocated but not yet
- * in dd: a larger dump bitmap if RAM grew, and the first time the I/O,
+ * in dd_cfg: a larger dump bitmap if RAM grew, and the first time the I/O,
  * note and header buffers.
  */
 struct dd_buffers {
@@ -1599,7 +1335,7 @@ struct dd_buffers {
 	bool clipped;
 };
 
-static struct dd_buffers dd_new;	/* under diskdump_mutex */
+static struct dd_buffers dd_new;	/* under dd_mutex */
 
 /* Keep the walk to the PFNs below @limit (a bitmap that cannot grow). */
 static void dd_clip_walk(struct dd_ram_walk *w, unsigned long limit)
@@ -1621,8 +1357,8 @@ static void dd_clip_walk(struct dd_ram_walk *w, unsigned long limit)
 }
 
 /*
- * Walk RAM and allocate the buffers for it, under diskdump_mutex and
- * outside dd_config_begin()/dd_config_commit(): nothing in dd changes
+ * Walk RAM and allocate the buffers for it, under dd_mutex and
+ * outside dd_config_begin()/dd_config_commit(): nothing in dd_cfg changes
  * here, so a panic meanwhile still dumps.  -ENOMEM if an allocation
  * failed.  But if the buffers exist already and only a larger bitmap
  * could not be had, @b holds the RAM list clipped to the bitmap there is
@@ -1631,20 +1367,21 @@ static void dd_clip_walk(struct dd_ram_walk *w, unsigned long limit)
  */
 static int dd_buffers_alloc(struct dd_buffers *b)
 {
+	lockdep_assert_held(&dd_mutex);
 	memset(b, 0, sizeof(*b));
 	/* to the end of iomem: not every architecture raises max_pfn */
 	if (walk_system_ram_range(0, PHYS_PFN(iomem_resource.end), &b->walk,
-				  add_ram_range) > 0)
+				  dd_add_ram_range) > 0)
 		pr_warn("more than %d RAM ranges: the dump leaves the rest out\n",
 			DISKDUMP_MAX_RAM_RANGES);
 	b->bitmap_blocks = DIV_ROUND_UP(b->walk.max_pfn,
 					PAGE_SIZE * BITS_PER_BYTE);
-	if (b->bitmap_blocks > dd.dump_map_blocks) {
+	if (b->bitmap_blocks > dd_cfg.dump_map_blocks) {
 		/* doubling: hot-adding a block at a time reallocates rarely */
 		b->map_blocks = roundup_pow_of_two(b->bitmap_blocks);
 		b->map = vzalloc(b->map_blocks * PAGE_SIZE);
-		if (!b->map && dd.io_buf) {
-			dd_clip_walk(&b->walk, dd.dump_map_blocks * PAGE_SIZE *
+		if (!b->map && dd_cfg.io_buf) {
+			dd_clip_walk(&b->walk, dd_cfg.dump_map_blocks * PAGE_SIZE *
 					       BITS_PER_BYTE);
 			b->bitmap_blocks = DIV_ROUND_UP(b->walk.max_pfn,
 							PAGE_SIZE * BITS_PER_BYTE);
@@ -1654,7 +1391,7 @@ static int dd_buffers_alloc(struct dd_buffers *b)
 		if (!b->map)
 			return -ENOMEM;
 	}
-	if (dd.io_buf)
+	if (dd_cfg.io_buf)
 		return 0;
 	b->note_bytes = nr_cpu_ids * sizeof(note_buf_t) + VMCOREINFO_NOTE_SIZE;
 	b->note_bytes = round_up(b->note_bytes, PAGE_SIZE);
@@ -1672,29 +1409,30 @@ static int dd_buffers_alloc(struct dd_buffers *b)
 }
 
 /*
- * Put @b in dd, between dd_config_begin() and dd_config_commit().  Return
+ * Put @b in dd_cfg, between dd_config_begin() and dd_config_commit().  Return
  * the bitmap it replaced, for vfree() after the commit.
  */
 static unsigned long *dd_buffers_install(struct dd_buffers *b)
 {
 	unsigned long *old = NULL;
 
-	memcpy(dd.ram, b->walk.ram, sizeof(dd.ram));
-	dd.nr_ram = b->walk.nr_ram;
-	dd.nr_ram_pages = b->walk.nr_ram_pages;
-	dd.max_pfn = b->walk.max_pfn;
-	dd.bitmap_blocks = b->bitmap_blocks;
+	dd_assert_config_open();
+	memcpy(dd_cfg.ram, b->walk.ram, sizeof(dd_cfg.ram));
+	dd_cfg.nr_ram = b->walk.nr_ram;
+	dd_cfg.nr_ram_pages = b->walk.nr_ram_pages;
+	dd_cfg.max_pfn = b->walk.max_pfn;
+	dd_cfg.bitmap_blocks = b->bitmap_blocks;
 	if (b->map) {
-		old = dd.dump_map;
-		dd.dump_map = b->map;
-		dd.dump_map_blocks = b->map_blocks;
+		old = dd_cfg.dump_map;
+		dd_cfg.dump_map = b->map;
+		dd_cfg.dump_map_blocks = b->map_blocks;
 	}
 	if (b->io_buf) {
-		dd.io_buf = b->io_buf;
-		dd.note_buf = b->note_buf;
-		dd.hdr = b->hdr;
-		dd.note_bytes = b->note_bytes;
-		dd.note_blocks = b->note_bytes / PAGE_SIZE;
+		dd_cfg.io_buf = b->io_buf;
+		dd_cfg.note_buf = b->note_buf;
+		dd_cfg.hdr = b->hdr;
+		dd_cfg.note_bytes = b->note_bytes;
+		dd_cfg.note_blocks = b->note_bytes / PAGE_SIZE;
 	}
 	return old;
 }
@@ -1705,22 +1443,23 @@ static unsigned long *dd_buffers_install(struct dd_buffers *b)
  */
 static void dd_free_old_map(unsigned long *old_map)
 {
-	if (!atomic_read(&diskdump_entered))
+	if (!atomic_read(&dd_run.entered))
 		vfree(old_map);
 }
 
 /* Blocks a partition needs for the header, the notes and the bitmaps. */
 static unsigned long dd_min_blocks(void)
 {
-	return 1 + dd.note_blocks + 2 * dd.bitmap_blocks + 1;
+	return 1 + dd_cfg.note_blocks + 2 * dd_cfg.bitmap_blocks + 1;
 }
 
-static struct disk_dump_partition *find_partition(dev_t devt)
+static struct disk_dump_partition *dd_find_partition(dev_t devt)
 {
 	struct disk_dump_device *dev;
 	struct disk_dump_partition *part;
 
-	list_for_each_entry(dev, &disk_dump_devices, list)
+	lockdep_assert_held(&dd_mutex);
+	list_for_each_entry(dev, &dd_devices, list)
 		list_for_each_entry(part, &dev->partitions, list)
 			if (part->devt == devt)
 				return part;
@@ -1755,22 +1494,23 @@ static void dd_note_module_text(struct disk_dump_device *dev)
 
 /*
  * The dump device of @disk: an armed one, or a new one that a dump type's
- * add_device() has set up (*@is_new), not yet on disk_dump_devices.
+ * add_device() has set up (*@is_new), not yet on dd_devices.
  */
-static struct disk_dump_device *find_device(struct gendisk *disk, bool *is_new)
+static struct disk_dump_device *dd_find_device(struct gendisk *disk, bool *is_new)
 {
 	struct disk_dump_device *dev;
 	struct disk_dump_type *type;
 	void *data;
 
+	lockdep_assert_held(&dd_mutex);
 	*is_new = false;
-	list_for_each_entry(type, &disk_dump_types, list) {
+	list_for_each_entry(type, &dd_types, list) {
 		data = type->probe(disk);
 		if (!data)
 			continue;
 		if (IS_ERR(data))
 			return ERR_CAST(data);
-		list_for_each_entry(dev, &disk_dump_devices, list)
+		list_for_each_entry(dev, &dd_devices, list)
 			if (dev->device == data)
 				return dev;
 		if (!try_module_get(type->owner))
@@ -1811,6 +1551,7 @@ dd_unlink_partition(struct disk_dump_partition *part)
 {
 	struct disk_dump_device *dev = part->dev;
 
+	dd_assert_config_open();
 	list_del(&part->list);
 	if (!list_empty(&dev->partitions))
 		return NULL;
@@ -1828,14 +1569,7 @@ static void dd_release_partition(struct disk_dump_partition *part,
 		dd_free_device(dev);
 }
 
-#ifdef CONFIG_DISKDUMP_TEST
-/* Set by "test slowadd": the next add takes seconds, as NVMe's may. */
-static bool dd_test_slow_add;
-#else
-#define dd_test_slow_add	false
-#endif
-
-static int diskdump_holder;
+static int dd_holder;	/* of the armed partitions' block devices */
 
 /* Read block @blk of @bdev into @page from the disk, not the page cache. */
 static int dd_read_block_sync(struct block_device *bdev, unsigned long blk,
@@ -1915,7 +1649,7 @@ static int dd_check_formatted(struct block_device *bdev,
  * Check the format of @devt before taking the configuration lock: the
  * reads may take long on a failing disk, and while the configuration is
  * being changed a panic dumps nowhere.  What changes between this and the
- * exclusive open in add_partition() is caught by the panic-time check.
+ * exclusive open in dd_add_partition() is caught by the panic-time check.
  */
 static int dd_check_device_formatted(dev_t devt)
 {
@@ -1929,7 +1663,7 @@ static int dd_check_device_formatted(dev_t devt)
 		return PTR_ERR(file);
 	bdev = file_bdev(file);
 	nr_blocks = bdev_nr_sectors(bdev) >> (PAGE_SHIFT - SECTOR_SHIFT);
-	/* too small, or sectors too large: add_partition() says so */
+	/* too small, or sectors too large: dd_add_partition() says so */
 	if (nr_blocks && bdev_logical_block_size(bdev) <= PAGE_SIZE)
 		ret = dd_check_formatted(bdev, nr_blocks);
 	fput(file);
@@ -1940,7 +1674,7 @@ static int dd_check_device_formatted(dev_t devt)
  * Arm the partition @devt: open it, find or set up its dump device, then
  * put both on the lists as one configuration change.
  */
-static int add_partition(dev_t devt)
+static int dd_add_partition(dev_t devt)
 {
 	struct disk_dump_partition *part;
 	struct disk_dump_device *dev;
@@ -1950,7 +1684,7 @@ static int add_partition(dev_t devt)
 	bool new_dev;
 	int ret;
 
-	if (find_partition(devt))
+	if (dd_find_partition(devt))
 		return -EEXIST;
 	/*
 	 * An unencrypted dump would put all of memory, in clear, on a disk,
@@ -1963,15 +1697,12 @@ static int add_partition(dev_t devt)
 			return ret;
 	}
 	file = bdev_file_open_by_dev(devt, BLK_OPEN_READ | BLK_OPEN_WRITE,
-				     &diskdump_holder, NULL);
+				     &dd_holder, NULL);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	bdev = file_bdev(file);
-	if (dd_test_slow_add) {
-		pr_warn("test: adding slowly\n");
-		msleep(3000);
-	}
-	dev = find_device(bdev->bd_disk, &new_dev);
+	dd_test_add_point();
+	dev = dd_find_device(bdev->bd_disk, &new_dev);
 	if (IS_ERR(dev)) {
 		ret = PTR_ERR(dev);
 		goto out_put;
@@ -2000,7 +1731,7 @@ static int add_partition(dev_t devt)
 		ret = -ENOSPC;
 	} else {
 		if (new_dev)
-			list_add_tail(&dev->list, &disk_dump_devices);
+			list_add_tail(&dev->list, &dd_devices);
 		list_add_tail(&part->list, &dev->partitions);
 	}
 	dd_config_commit();
@@ -2040,7 +1771,7 @@ static int dd_match_partuuid(struct device *dev, void *data)
  * The partition whose partition table entry has this UUID, as root= takes
  * it; but a UUID that two partitions share (a cloned disk) names none.
  */
-static int lookup_partuuid(const char *uuid, dev_t *devt)
+static int dd_lookup_partuuid(const char *uuid, dev_t *devt)
 {
 	struct dd_partuuid want = { .uuid = uuid };
 
@@ -2059,13 +1790,13 @@ static int lookup_partuuid(const char *uuid, dev_t *devt)
  * Parse "/dev/NAME" (symbolic links such as /dev/disk/by-partuuid/... are
  * followed), "PARTUUID=UUID" or "MAJOR:MINOR".
  */
-static int parse_device(const char *name, dev_t *devt)
+static int dd_parse_device(const char *name, dev_t *devt)
 {
 	unsigned int maj, min;
 	char end;
 
 	if (!strncmp(name, "PARTUUID=", 9))
-		return lookup_partuuid(name + 9, devt);
+		return dd_lookup_partuuid(name + 9, devt);
 
 	if (sscanf(name, "%u:%u%c", &maj, &min, &end) == 2) {
 		*devt = MKDEV(maj, min);
@@ -2078,62 +1809,8 @@ static int parse_device(const char *name, dev_t *devt)
 	return lookup_bdev(name, devt);
 }
 
-#ifdef CONFIG_DISKDUMP_TEST
-static enum hrtimer_restart dd_test_irq_panic(struct hrtimer *timer)
-{
-	panic("diskdump test: panic in hard interrupt context");
-	return HRTIMER_NORESTART;
-}
-
-/*
- * Fault injection for the tests: "bug" oopses here, "corrupt" flips a byte
- * the self-check covers, "irq" panics from a hard interrupt, "panic2"
- * panics again and "oops" oopses part way through the dump.
- */
-static int diskdump_test_command(const char *arg)
-{
-	static struct hrtimer irq_timer;
-	u8 *victim = (u8 *)&dd.ram[DISKDUMP_MAX_RAM_RANGES - 1];
-
-	if (!strcmp(arg, "bug"))
-		BUG();
-	if (!strcmp(arg, "irq")) {
-		hrtimer_init(&irq_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
-		irq_timer.function = dd_test_irq_panic;
-		hrtimer_start(&irq_timer, ms_to_ktime(10), HRTIMER_MODE_REL_HARD);
-		return 0;
-	}
-	if (!strcmp(arg, "panic2")) {
-		WRITE_ONCE(dd_test_fault, DD_TEST_PANIC2);
-		pr_warn("test: the next dump will panic after 80%% of the pages\n");
-		return 0;
-	}
-	if (!strcmp(arg, "slowadd")) {
-		WRITE_ONCE(dd_test_slow_add, true);
-		pr_warn("test: the next add will take 3 s more\n");
-		return 0;
-	}
-	if (!strcmp(arg, "oops")) {
-		WRITE_ONCE(dd_test_fault, DD_TEST_OOPS);
-		pr_warn("test: the next dump will oops after 80%% of the pages\n");
-		return 0;
-	}
-	if (strcmp(arg, "corrupt"))
-		return -EINVAL;
-	/* A byte the checksum covers, changed behind its back. */
-	*victim ^= 0xff;
-	pr_warn("test: corrupted a byte of diskdump's data at %p\n", victim);
-	return 0;
-}
-#else
-static int diskdump_test_command(const char *arg)
-{
-	return -EINVAL;
-}
-#endif
-
 /* "level N": the classes of pages to leave out, DISKDUMP_EXCLUDE_* bits. */
-static int diskdump_set_level(const char *arg)
+static int dd_set_level(const char *arg)
 {
 	unsigned int level;
 
@@ -2142,11 +1819,11 @@ static int diskdump_set_level(const char *arg)
 		       arg, DISKDUMP_EXCLUDE_ALL);
 		return -EINVAL;
 	}
-	mutex_lock(&diskdump_mutex);
+	mutex_lock(&dd_mutex);
 	dd_config_begin();
-	dd.dump_level = level;
+	dd_cfg.dump_level = level;
 	dd_config_commit();
-	mutex_unlock(&diskdump_mutex);
+	mutex_unlock(&dd_mutex);
 	pr_info("dump level %u\n", level);
 	return 0;
 }
@@ -2155,7 +1832,7 @@ static int diskdump_set_level(const char *arg)
  * "check dump" (the default): at panic, check the blocks the dump will
  * write and the last one; "check all": every block of the partition.
  */
-static int diskdump_set_check(const char *arg)
+static int dd_set_check(const char *arg)
 {
 	bool all;
 
@@ -2168,11 +1845,11 @@ static int diskdump_set_check(const char *arg)
 		       arg);
 		return -EINVAL;
 	}
-	mutex_lock(&diskdump_mutex);
+	mutex_lock(&dd_mutex);
 	dd_config_begin();
-	dd.check_all = all;
+	dd_cfg.check_all = all;
 	dd_config_commit();
-	mutex_unlock(&diskdump_mutex);
+	mutex_unlock(&dd_mutex);
 	pr_info("panic-time check: %s\n", all ? "every block" : "the blocks a dump writes");
 	return 0;
 }
@@ -2257,23 +1934,23 @@ static int dd_install_key(const struct dd_key *k)
 {
 	int ret = 0;
 
-	mutex_lock(&diskdump_mutex);
+	mutex_lock(&dd_mutex);
 	/*
 	 * Without a key the armed partitions would take dumps in clear; an
 	 * untrusted key is checked again here, as lockdown may have been
 	 * raised since the "key" command asked.
 	 */
-	if ((!k && !list_empty(&disk_dump_devices)) || (k && !k->trusted))
+	if ((!k && !list_empty(&dd_devices)) || (k && !k->trusted))
 		ret = security_locked_down(LOCKDOWN_DISKDUMP);
 	if (!ret) {
 		dd_config_begin();
 		if (k)
-			dd.key = *k;
+			dd_cfg.key = *k;
 		else
-			memzero_explicit(&dd.key, sizeof(dd.key));
+			memzero_explicit(&dd_cfg.key, sizeof(dd_cfg.key));
 		dd_config_commit();
 	}
-	mutex_unlock(&diskdump_mutex);
+	mutex_unlock(&dd_mutex);
 	return ret;
 }
 
@@ -2394,7 +2071,7 @@ static int dd_cert_key(const u8 *der, unsigned int len, struct dd_key *k)
 #endif
 
 /* "key none": stop encrypting, unless that would leave lockdown unmet. */
-static int diskdump_drop_key(void)
+static int dd_drop_key(void)
 {
 	int ret = dd_install_key(NULL);
 
@@ -2413,7 +2090,7 @@ static int diskdump_drop_key(void)
  * HEX, if a key in the kernel's trusted keyrings signed it.
  * "key none": stop encrypting.
  */
-static int diskdump_set_key(const char *cmd, const char *arg)
+static int dd_set_key(const char *cmd, const char *arg)
 {
 	bool cert = !strcmp(cmd, "cert");
 	size_t max = cert ? DISKDUMP_CERT_DER_MAX : DISKDUMP_KEY_DER_MAX;
@@ -2428,7 +2105,7 @@ static int diskdump_set_key(const char *cmd, const char *arg)
 		return -EOPNOTSUPP;
 	}
 	if (!cert && !strcmp(arg, "none"))
-		return diskdump_drop_key();
+		return dd_drop_key();
 	if (!cert && security_locked_down(LOCKDOWN_DISKDUMP)) {
 		pr_err("key: under kernel lockdown only a key in a certificate signed by a trusted key is taken: use 'cert HEX'\n");
 		return -EPERM;
@@ -2464,7 +2141,7 @@ static int diskdump_set_key(const char *cmd, const char *arg)
 	return ret;
 }
 
-static int diskdump_command(char *line)
+static int dd_command(char *line)
 {
 	char *cmd, *arg, *extra;
 	dev_t devt;
@@ -2478,20 +2155,18 @@ static int diskdump_command(char *line)
 		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'key HEX', 'cert HEX' or 'key none'\n");
 		return -EINVAL;
 	}
-	if (IS_ENABLED(CONFIG_DISKDUMP_TEST) && !strcmp(cmd, "test"))
-		return diskdump_test_command(arg);
 	if (!strcmp(cmd, "level"))
-		return diskdump_set_level(arg);
+		return dd_set_level(arg);
 	if (!strcmp(cmd, "check"))
-		return diskdump_set_check(arg);
+		return dd_set_check(arg);
 	if (!strcmp(cmd, "key") || !strcmp(cmd, "cert"))
-		return diskdump_set_key(cmd, arg);
+		return dd_set_key(cmd, arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
 		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'key HEX|none' or 'cert HEX'\n",
 		       cmd);
 		return -EINVAL;
 	}
-	ret = parse_device(arg, &devt);
+	ret = dd_parse_device(arg, &devt);
 	if (ret == -ENOTUNIQ) {
 		pr_err("%s: more than one partition has this UUID\n", arg);
 		return ret;
@@ -2510,9 +2185,9 @@ static int diskdump_command(char *line)
 		}
 	}
 
-	mutex_lock(&diskdump_mutex);
+	mutex_lock(&dd_mutex);
 	if (!strcmp(cmd, "add")) {
-		ret = add_partition(devt);
+		ret = dd_add_partition(devt);
 		if (ret == -ENODEV)
 			pr_err("%s: no dump driver handles this disk\n", arg);
 		else if (ret == -ENOSPC)
@@ -2531,7 +2206,7 @@ static int diskdump_command(char *line)
 		else
 			pr_info("%s: dump partition added\n", arg);
 	} else {
-		struct disk_dump_partition *part = find_partition(devt);
+		struct disk_dump_partition *part = dd_find_partition(devt);
 
 		if (part) {
 			struct disk_dump_device *gone;
@@ -2547,12 +2222,12 @@ static int diskdump_command(char *line)
 			ret = -ENOENT;
 		}
 	}
-	mutex_unlock(&diskdump_mutex);
+	mutex_unlock(&dd_mutex);
 	return ret;
 }
 
-static ssize_t diskdump_proc_write(struct file *file, const char __user *ubuf,
-				   size_t count, loff_t *ppos)
+static ssize_t dd_proc_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
 {
 	char *buf;
 	int ret;
@@ -2566,54 +2241,54 @@ static ssize_t diskdump_proc_write(struct file *file, const char __user *ubuf,
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
-	ret = diskdump_command(buf);
+	ret = dd_command(buf);
 	kfree_sensitive(buf);
 	return ret ? ret : count;
 }
 
-static int diskdump_proc_show(struct seq_file *m, void *v)
+static int dd_proc_show(struct seq_file *m, void *v)
 {
 	struct disk_dump_device *dev;
 	struct disk_dump_partition *part;
 
-	mutex_lock(&diskdump_mutex);
+	mutex_lock(&dd_mutex);
 	seq_printf(m, "# block_size: %lu\n", PAGE_SIZE);
-	seq_printf(m, "# dump_level: %u\n", dd.dump_level);
-	seq_printf(m, "# check: %s\n", dd.check_all ? "all" : "dump");
-	if (dd.key.on)
+	seq_printf(m, "# dump_level: %u\n", dd_cfg.dump_level);
+	seq_printf(m, "# check: %s\n", dd_cfg.check_all ? "all" : "dump");
+	if (dd_cfg.key.on)
 		seq_printf(m, "# encryption: chacha20-poly1305, RSA-%u key sha256:%*phN%s\n",
-			   dd.key.wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE,
-			   dd.key.key_id,
-			   dd.key.trusted ? ", from a trusted certificate" : "");
+			   dd_cfg.key.wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE,
+			   dd_cfg.key.key_id,
+			   dd_cfg.key.trusted ? ", from a trusted certificate" : "");
 	else
 		seq_puts(m, "# encryption: none\n");
-	seq_printf(m, "# ram_pages: %lu\n", dd.nr_ram_pages);
+	seq_printf(m, "# ram_pages: %lu\n", dd_cfg.nr_ram_pages);
 	/* memory held for the panic path (the dump drivers hold their own) */
-	seq_printf(m, "# buffer_bytes: %lu\n", dd.dump_map_blocks * PAGE_SIZE +
-		   (dd.io_buf ? (DISKDUMP_IO_BLOCKS + dd.note_blocks + 1) * PAGE_SIZE : 0));
-	seq_printf(m, "# dump_blocks: %lu\n", dd.nr_ram_pages ?
-		   1 + dd.note_blocks + 2 * dd.bitmap_blocks + dd.nr_ram_pages : 0);
+	seq_printf(m, "# buffer_bytes: %lu\n", dd_cfg.dump_map_blocks * PAGE_SIZE +
+		   (dd_cfg.io_buf ? (DISKDUMP_IO_BLOCKS + dd_cfg.note_blocks + 1) * PAGE_SIZE : 0));
+	seq_printf(m, "# dump_blocks: %lu\n", dd_cfg.nr_ram_pages ?
+		   1 + dd_cfg.note_blocks + 2 * dd_cfg.bitmap_blocks + dd_cfg.nr_ram_pages : 0);
 	seq_puts(m, "# device start_sect nr_sects\n");
-	list_for_each_entry(dev, &disk_dump_devices, list)
+	list_for_each_entry(dev, &dd_devices, list)
 		list_for_each_entry(part, &dev->partitions, list)
 			seq_printf(m, "%pg %llu %llu\n", file_bdev(part->bdev_file),
 				   (unsigned long long)part->start_sect,
 				   (unsigned long long)part->nr_sects);
-	mutex_unlock(&diskdump_mutex);
+	mutex_unlock(&dd_mutex);
 	return 0;
 }
 
-static int diskdump_proc_open(struct inode *inode, struct file *file)
+static int dd_proc_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, diskdump_proc_show, NULL);
+	return single_open(file, dd_proc_show, NULL);
 }
 
-static const struct proc_ops diskdump_proc_ops = {
-	.proc_open	= diskdump_proc_open,
+static const struct proc_ops dd_proc_ops = {
+	.proc_open	= dd_proc_open,
 	.proc_read	= seq_read,
 	.proc_lseek	= seq_lseek,
 	.proc_release	= single_release,
-	.proc_write	= diskdump_proc_write,
+	.proc_write	= dd_proc_write,
 };
 
 /* Say what a change of RAM did to the dump, and to the armed partitions. */
@@ -2625,13 +2300,13 @@ static void dd_report_ram_change(unsigned long action, struct memory_notify *arg
 
 	pr_info("memory at PFN %#lx-%#lx went %s: the dump covers %lu pages of RAM\n",
 		arg->start_pfn, arg->start_pfn + arg->nr_pages - 1,
-		action == MEM_ONLINE ? "online" : "offline", dd.nr_ram_pages);
+		action == MEM_ONLINE ? "online" : "offline", dd_cfg.nr_ram_pages);
 	if (clipped)
 		pr_warn("no memory for a larger bitmap: RAM from PFN %#lx on is not in the dump\n",
-			dd.max_pfn);
-	list_for_each_entry(dev, &disk_dump_devices, list)
+			dd_cfg.max_pfn);
+	list_for_each_entry(dev, &dd_devices, list)
 		list_for_each_entry(part, &dev->partitions, list)
-			if (part_blocks(part) < dd_min_blocks())
+			if (dd_part_blocks(part) < dd_min_blocks())
 				pr_warn("%pg: too small for the header and bitmaps of this much RAM: a dump there will fail\n",
 					file_bdev(part->bdev_file));
 }
@@ -2641,10 +2316,10 @@ static void dd_report_ram_change(unsigned long action, struct memory_notify *arg
  * and size the bitmaps to it.  If the larger bitmap cannot be had, the
  * dump keeps to the RAM below what the bitmap there is covers, and says
  * so.  Never takes mem_hotplug_lock, device_hotplug_lock or the CPU
- * hotplug lock, which the caller holds: nothing under diskdump_mutex may.
+ * hotplug lock, which the caller holds: nothing under dd_mutex may.
  */
-static int diskdump_memory_callback(struct notifier_block *nb,
-				    unsigned long action, void *data)
+static int dd_memory_callback(struct notifier_block *nb,
+			      unsigned long action, void *data)
 {
 	unsigned long *old_map;
 	int ret;
@@ -2653,8 +2328,8 @@ static int diskdump_memory_callback(struct notifier_block *nb,
 	if (action != MEM_ONLINE && action != MEM_OFFLINE &&
 	    action != MEM_FINISH_OFFLINE)
 		return NOTIFY_OK;
-	mutex_lock(&diskdump_mutex);
-	if (list_empty(&disk_dump_devices))	/* arming walks RAM */
+	mutex_lock(&dd_mutex);
+	if (list_empty(&dd_devices))	/* arming walks RAM */
 		goto out;
 	ret = dd_buffers_alloc(&dd_new);
 	if (ret)
@@ -2665,29 +2340,29 @@ static int diskdump_memory_callback(struct notifier_block *nb,
 	dd_free_old_map(old_map);
 	dd_report_ram_change(action, data, dd_new.clipped);
 out:
-	mutex_unlock(&diskdump_mutex);
+	mutex_unlock(&dd_mutex);
 	return NOTIFY_OK;
 }
 
-static struct notifier_block diskdump_memory_nb = {
-	.notifier_call = diskdump_memory_callback,
+static struct notifier_block dd_memory_nb = {
+	.notifier_call = dd_memory_callback,
 };
 
-static int __init diskdump_init(void)
+static int __init dd_init(void)
 {
 	if (dd_keyring_init())
 		pr_warn("no .diskdump keyring: 'cert' cannot be used\n");
-	if (!proc_create("diskdump", 0600, NULL, &diskdump_proc_ops))
+	if (!proc_create("diskdump", 0600, NULL, &dd_proc_ops))
 		return -ENOMEM;
-	if (register_memory_notifier(&diskdump_memory_nb))
+	if (register_memory_notifier(&dd_memory_nb))
 		pr_warn("no memory hotplug notifier: memory added later is not dumped\n");
-	mutex_lock(&diskdump_mutex);
-	dd.crc = diskdump_checksum();
-	mutex_unlock(&diskdump_mutex);
+	mutex_lock(&dd_mutex);
+	dd_cfg_crc = dd_checksum();
+	mutex_unlock(&dd_mutex);
 	pr_info("ready; configure partitions through /proc/diskdump\n");
 	return 0;
 }
-late_initcall(diskdump_init);
+late_initcall(dd_init);
 
 #if IS_ENABLED(CONFIG_DISKDUMP_KUNIT_TEST)
 #include "diskdump_test.c"

@@ -28,6 +28,8 @@
 
 #define DDPATTERN_MAGIC 0xd15cd0de00000000ULL
 #define PAGE 4096UL
+/* diskdump's fault injection (CONFIG_DISKDUMP_TEST) */
+#define TEST_HOOKS "/sys/kernel/debug/diskdump/test"
 
 static int write_file(const char *file, const char *what)
 {
@@ -47,9 +49,9 @@ static int trigger(const char *how)
 	if (!strcmp(how, "sysrq"))
 		return write_file("/proc/sysrq-trigger", "c");
 	if (!strcmp(how, "bug"))
-		return write_file("/proc/diskdump", "test bug");
+		return write_file(TEST_HOOKS, "bug");
 	if (!strcmp(how, "irq"))
-		return write_file("/proc/diskdump", "test irq");
+		return write_file(TEST_HOOKS, "irq");
 	if (!strcmp(how, "wait")) {
 		printf("ddpattern: waiting to be crashed\n");
 		fflush(stdout);

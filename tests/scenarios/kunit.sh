@@ -1,5 +1,6 @@
-# KUnit tests of the crashdump-mode timers and tasklets, run at boot in the
-# guest; their KTAP output is read from the console.
+# KUnit tests of crashdump mode's timers and tasklets (suite diskdump_mode)
+# and of the core's self check, format check and RAM list (suite diskdump),
+# run at boot in the guest; their KTAP output is read from the console.
 SMP=2
 mk_dump_disk "$WORK/dump.img" 16
 mk_out_disk "$WORK/out.img" 16
@@ -7,13 +8,15 @@ run_qemu "$WORK/serial.log" "ddtest=kunit" $(scsi_disk "$WORK/dump.img")
 extract_out
 log=$WORK/out/kunit-dmesg.txt
 [ -f "$log" ] || fail "the guest saved no kernel log"
-expect_log "$log" "# Subtest: diskdump" "the diskdump KUnit suite did not run"
+for suite in diskdump_mode diskdump; do
+	expect_log "$log" "# Subtest: $suite\$" "the $suite KUnit suite did not run"
+	expect_log "$log" "# $suite: pass:[0-9]+ fail:0 " "the $suite suite did not pass"
+	note "KUnit: $(grep -oE "# $suite: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+" "$log")"
+done
 cases=$(grep -cE "^\[ *[0-9.]+\] +ok [0-9]+ dd_test_" "$log" || true)
 bad=$(grep -E "^\[ *[0-9.]+\] +not ok [0-9]+ dd_test_" "$log" || true)
 [ -z "$bad" ] || { grep -E "dd_test_|Expected|ASSERT|EXPECT" "$log" | head -40; fail "KUnit cases failed: $bad"; }
-expect_log "$log" "# diskdump: pass:[0-9]+ fail:0 " "the suite did not pass"
-[ "$cases" -ge 8 ] || fail "only $cases KUnit cases passed"
-note "KUnit: $(grep -oE '# diskdump: pass:[0-9]+ fail:[0-9]+ skip:[0-9]+ total:[0-9]+' "$log")"
+[ "$cases" -ge 16 ] || fail "only $cases KUnit cases passed"
 # the list-full case runs in the test, not on this machine's RAM: no boot
 # log may say the dump leaves RAM out
 grep -q "more than [0-9]* RAM ranges" "$log" && fail "the KUnit list-full case warned as if the machine's RAM were left out"

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * diskdump's fault injection, for its tests only (CONFIG_DISKDUMP_TEST)
+ *
+ * One word written to /sys/kernel/debug/diskdump/test:
+ *
+ *   bug      BUG() here, in process context
+ *   irq      panic 10 ms later, from a hard interrupt (an hrtimer)
+ *   corrupt  flip a byte that the panic-time self check covers
+ *   panic2   the next dump panics again after 80% of its pages
+ *   oops     the next dump dereferences a bad pointer after 80%
+ *   slowadd  the next "add" takes 3 s more, as an NVMe one may
+ *
+ * Each of them crashes the machine or stops it from dumping.  Under kernel
+ * lockdown debugfs takes no writes, so neither do the hooks.  The SCSI
+ * hooks (another CPU holding a host's lock, or mapping DMA) are the
+ * scsi_dump_test module's.
+ */
+
+#define pr_fmt(fmt) "diskdump: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/delay.h>
+#include <linux/diskdump.h>
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/init.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "diskdump_internal.h"
+
+/* A fault the next dump runs into, part way through. */
+enum dd_test_fault {
+	DD_TEST_NONE,
+	DD_TEST_PANIC2,		/* panic again */
+	DD_TEST_OOPS,		/* dereference a bad pointer */
+};
+
+static enum dd_test_fault dd_test_fault;
+static bool dd_test_slow_add;
+static struct hrtimer dd_test_irq_timer;
+
+/**
+ * dd_test_fault_point - run the fault that "panic2" or "oops" asked for
+ *
+ * Called by the dump once 80% of its pages are written.
+ */
+__diskdump_text void dd_test_fault_point(void)
+{
+	switch (READ_ONCE(dd_test_fault)) {
+	case DD_TEST_PANIC2:
+		panic("diskdump test: a second panic during the dump");
+		break;
+	case DD_TEST_OOPS:
+		pr_emerg("test: dereferencing a bad pointer during the dump\n");
+		/* the first page is never mapped: a page fault, then an oops */
+		(void)READ_ONCE(*(unsigned long *)16);
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * dd_test_add_point - take the time "slowadd" asked for
+ *
+ * Called by "add" with the partition's block device open, under dd_mutex
+ * but before dd_config_begin(), where an NVMe disk may take seconds.
+ */
+void dd_test_add_point(void)
+{
+	if (!READ_ONCE(dd_test_slow_add))
+		return;
+	pr_warn("test: adding slowly\n");
+	msleep(3000);
+}
+
+static enum hrtimer_restart dd_test_irq_panic(struct hrtimer *timer)
+{
+	panic("diskdump test: panic in hard interrupt context");
+	return HRTIMER_NORESTART;
+}
+
+static int dd_test_command(const char *cmd)
+{
+	u8 *victim;
+
+	if (!strcmp(cmd, "bug"))
+		BUG();
+	if (!strcmp(cmd, "irq")) {
+		hrtimer_start(&dd_test_irq_timer, ms_to_ktime(10),
+			      HRTIMER_MODE_REL_HARD);
+		return 0;
+	}
+	if (!strcmp(cmd, "panic2")) {
+		WRITE_ONCE(dd_test_fault, DD_TEST_PANIC2);
+		pr_warn("test: the next dump will panic after 80%% of the pages\n");
+		return 0;
+	}
+	if (!strcmp(cmd, "oops")) {
+		WRITE_ONCE(dd_test_fault, DD_TEST_OOPS);
+		pr_warn("test: the next dump will oops after 80%% of the pages\n");
+		return 0;
+	}
+	if (!strcmp(cmd, "slowadd")) {
+		WRITE_ONCE(dd_test_slow_add, true);
+		pr_warn("test: the next add will take 3 s more\n");
+		return 0;
+	}
+	if (strcmp(cmd, "corrupt"))
+		return -EINVAL;
+	/* A byte the checksum covers, changed behind its back. */
+	victim = dd_test_config_byte();
+	*victim ^= 0xff;
+	pr_warn("test: corrupted a byte of diskdump's data at %p\n", victim);
+	return 0;
+}
+
+static ssize_t dd_test_write(struct file *file, const char __user *ubuf,
+			     size_t count, loff_t *ppos)
+{
+	char buf[16];
+	int ret;
+
+	if (count >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, count))
+		return -EFAULT;
+	buf[count] = '\0';
+	ret = dd_test_command(strim(buf));
+	return ret ? ret : count;
+}
+
+static const struct file_operations dd_test_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = dd_test_write,
+	.llseek = noop_llseek,
+};
+
+static int __init dd_test_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("diskdump", NULL);
+
+	if (IS_ERR(dir))
+		return 0;
+	hrtimer_init(&dd_test_irq_timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_HARD);
+	dd_test_irq_timer.function = dd_test_irq_panic;
+	debugfs_create_file("test", 0200, dir, NULL, &dd_test_fops);
+	pr_notice("test hooks in debugfs: diskdump/test\n");
+	return 0;
+}
+late_initcall(dd_test_init);
