@@ -1,6 +1,6 @@
 #!/bin/bash
 # Build the test guest's initramfs: busybox, the diskdump tools (static),
-# the init script, the test helpers and the scenario hooks.
+# the init script, the test helpers and the scenarios' guest hooks.
 #   scripts/mk-initramfs.sh OUT.cpio.gz
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,9 +23,15 @@ install -m 0755 "$top/tools/diskdump/diskdump.init" "$root/etc/init.d/diskdump"
 install -m 0755 "$top/tools/diskdump/diskdumpctl" "$root/sbin/diskdumpctl"
 install -m 0755 "$top/tests/guest/init" "$root/init"
 install -m 0755 "$top/tests/guest/sd-order" "$root/bin/sd-order"
-if [ -d "$top/tests/guest/scen" ]; then
-	cp "$top"/tests/guest/scen/* "$root/scen/" 2>/dev/null || true
-	chmod 0755 "$root"/scen/* 2>/dev/null || true
-fi
+# /scen/NAME.bootN: the guest side of scenario NAME (ddtest=NAME), from
+# tests/scenarios/NAME/bootN; the hooks several scenarios share, from
+# tests/guest/hooks.
+install -m 0755 "$top"/tests/guest/hooks/*.boot[123] "$root/scen/"
+for f in "$top"/tests/scenarios/*/boot[123]; do
+	n=$(basename "$(dirname "$f")")
+	[ ! -e "$root/scen/$n.${f##*/}" ] ||
+		{ echo "mk-initramfs: $n.${f##*/}: a scenario and a shared hook of one name" >&2; exit 1; }
+	install -m 0755 "$f" "$root/scen/$n.${f##*/}"
+done
 (cd "$root" && find . | cpio -o -H newc --quiet) | gzip -1 >"$out.tmp"
 mv "$out.tmp" "$out"

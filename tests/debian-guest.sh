@@ -3,8 +3,9 @@
 # build/bookworm (scripts/debian-root.sh: debootstrap with systemd and
 # udev) with the kernel and diskdump-tools packages of build/debs installed
 # by dpkg is cached in build/debian-guest.  Each scenario copies it, adds
-# its steps (tests/guest/debian: ddtest.service runs /usr/local/sbin/ddtest,
-# which runs the step for the boot) and makes an ext4 image of it with
+# its steps (tests/scenarios/NAME/bootN; from tests/guest/debian,
+# ddtest.service runs /usr/local/sbin/ddtest, which runs the step for the
+# boot) and makes an ext4 image of it with
 # mke2fs -d: no loop mount.  The guest boots the vmlinuz that the package
 # installed in /boot, without an initramfs: root=/dev/vda.
 #
@@ -68,7 +69,7 @@ debian_guest_root() {
 }
 
 # debian_image SCENARIO: $WORK/root.img, the guest's root file system with
-# the steps tests/guest/debian/SCENARIO.bootN; $WORK/crash.img, its
+# the steps tests/scenarios/SCENARIO/bootN; $WORK/crash.img, its
 # /var/crash.  DEBIAN_CONFIG, if set, is written to /etc/default/diskdump.
 # KERNEL becomes the package's vmlinuz.
 debian_image() {
@@ -89,8 +90,8 @@ debian_image() {
 	mkdir -p "$r/etc/systemd/system/sysinit.target.wants"
 	ln -sf /etc/systemd/system/sd-order.service "$r/etc/systemd/system/sysinit.target.wants/sd-order.service"
 	mkdir -p "$r/usr/local/lib/ddtest" "$r/var/lib/ddtest"
-	for f in "$g/$1".boot*; do
-		install -m 0644 "$f" "$r/usr/local/lib/ddtest/${f##*.}"
+	for f in tests/scenarios/"$1"/boot*; do
+		install -m 0644 "$f" "$r/usr/local/lib/ddtest/${f##*/}"
 	done
 	gcc -O2 -static -o "$r/usr/local/bin/ddpattern" tests/guest/ddpattern.c
 	[ -z "${DEBIAN_CONFIG:-}" ] || printf '%s\n' "$DEBIAN_CONFIG" >"$r/etc/default/diskdump"

@@ -1,4 +1,4 @@
-# Shared helpers of the QEMU scenarios.  Sourced by tests/scenarios/*.sh,
+# Shared helpers of the QEMU scenarios.  Sourced by tests/scenarios/*/run.sh,
 # which run with the repository root as the working directory and these set:
 #   KERNEL (bzImage), VMLINUX, INITRD, WORK (a fresh scratch directory).
 set -euo pipefail

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Run QEMU scenarios: tests/run-scenarios.sh [NAME...] (default: all).
-# Each scenario is tests/scenarios/NAME.sh, run in its own shell with
+# Each scenario is the directory tests/scenarios/NAME: run.sh, run in its
+# own shell with
 # KERNEL, VMLINUX, INITRD and a fresh WORK directory.  Prints PASS/FAIL per
 # scenario and a closing "scenarios: N passed, N failed".
 # A scenario that passes keeps its logs but not its disk images and dumps
@@ -23,7 +24,7 @@ jobs=${SCENARIO_JOBS:-$(nproc)}
 [ -n "${SCENARIO_JOBS:-}" ] || [ "$jobs" -le 2 ] || jobs=2
 names=("$@")
 if [ ${#names[@]} -eq 0 ]; then
-	for f in tests/scenarios/*.sh; do names+=("$(basename "$f" .sh)"); done
+	for f in tests/scenarios/*/run.sh; do names+=("$(basename "$(dirname "$f")")"); done
 fi
 status=$top/build/test/.status
 rm -rf "$status"
@@ -35,7 +36,7 @@ run_one() {
 	local n=$1 start=$SECONDS work=$top/build/test/$1 r
 	rm -rf "$work"
 	mkdir -p "$work"
-	if WORK=$work bash -c "source tests/lib.sh; source tests/scenarios/$n.sh" >"$work/result.txt" 2>&1; then
+	if WORK=$work bash -c "source tests/lib.sh; source tests/scenarios/$n/run.sh" >"$work/result.txt" 2>&1; then
 		r="PASS $n ($((SECONDS - start))s)"
 		[ "${KEEP:-0}" = 1 ] || find "$work" -type f -size +1M -delete
 	else
@@ -52,7 +53,7 @@ run_one() {
 
 running=0
 for n in "${names[@]}"; do
-	if [ ! -f "tests/scenarios/$n.sh" ]; then
+	if [ ! -f "tests/scenarios/$n/run.sh" ]; then
 		echo "no scenario $n" >&2
 		echo FAIL >"$status/$n"
 		continue

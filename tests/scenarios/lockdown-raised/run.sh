@@ -2,14 +2,15 @@
 # trusted key signed, then lockdown raised to confidentiality at run time
 # (securityfs).  Arming would now be refused, and so must the dump: the
 # panic writes nothing, says why, and reboots.
-# raised HOOK WHAT: one boot with the hook, then the checks.
+# raised ARGS WHAT: one boot (ARGS: ddkey=1 arms with the bare key), then
+# the checks.
 raised() {
 	mk_dump_disk "$WORK/dump.img" 300
 	host_format "$WORK/dump.img" 1
 	before=$(sha256sum <"$WORK/dump.img")
 	mk_out_disk "$WORK/out.img" 64
 	debugfs -w -R "write $WORK/key.der dumpkey.der" "$WORK/out.img" >/dev/null 2>&1
-	run_qemu "$WORK/serial.log" "ddtest=$1 ddmib=4" $(scsi_disk "$WORK/dump.img")
+	run_qemu "$WORK/serial.log" "ddtest=lockdown-raised ddmib=4 $1" $(scsi_disk "$WORK/dump.img")
 	extract_out
 	log=$WORK/serial.log
 	grep -q '^sda1 ' "$WORK/out/proc-diskdump.txt" || fail "sda1 was not armed ($2)"
@@ -23,9 +24,9 @@ raised() {
 }
 openssl genrsa -out "$WORK/key.pem" 2048 2>/dev/null
 openssl rsa -in "$WORK/key.pem" -RSAPublicKey_out -outform DER -out "$WORK/key.der" 2>/dev/null
-raised lockraise "in clear"
+raised "" "in clear"
 grep -q '^# encryption: none' "$WORK/out/proc-diskdump.txt" || fail "sda1 was armed with a key"
-raised lockraisekey "bare key"
+raised ddkey=1 "bare key"
 grep -qx "# encryption: chacha20-poly1305, RSA-2048 key sha256:$(sha256sum "$WORK/key.der" | cut -d' ' -f1)" \
 	"$WORK/out/proc-diskdump.txt" || fail "sda1 was not armed with the bare key"
 note "lockdown raised after arming in clear, or with a bare key: nothing written, dump disk byte-identical"

@@ -4,7 +4,7 @@
 # partition and no dump is written.
 mk_dump_disk "$WORK/dump.img" 300
 mk_out_disk "$WORK/out.img" 700
-args="ddtest=nvmereset ddmib=16 ddtrigger=sysrq dddevs=/dev/nvme0n1p1"
+args="ddtest=nvme-reset ddmib=16 ddtrigger=sysrq dddevs=/dev/nvme0n1p1"
 nvme=$(disk_on nvme "$WORK/dump.img")
 two_qemus "$args" "$nvme" "$nvme"
 log=$WORK/serial.log

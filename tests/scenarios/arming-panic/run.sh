@@ -9,7 +9,7 @@ SMP=2
 mk_dump_disk "$WORK/a.img" 300
 mk_dump_disk "$WORK/b.img" 300
 mk_out_disk "$WORK/out.img" 700
-run_qemu "$WORK/serial.log" "ddtest=armslow ddmib=4 ddsdswap=1" \
+run_qemu "$WORK/serial.log" "ddtest=arming-panic ddmib=4 ddsdswap=1" \
 	$(scsi_hba 0) $(scsi_hd "$WORK/a.img" scsi0 0) $(scsi_hd "$WORK/b.img" scsi0 1)
 extract_out
 log=$WORK/serial.log

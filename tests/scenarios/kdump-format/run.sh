@@ -1,7 +1,7 @@
 # savecore -F kdump: the kdump-compressed format ('KDUMP   ', version 6,
 # zlib pages, one shared zero page).  The same dump saved on the host as ELF
 # must hold the same bytes for every page; makedumpfile and crash read it.
-dump_scenario ddtest=kdumpfmt ddmib=16 ddtrigger=sysrq
+dump_scenario ddtest=kdump-format ddmib=16 ddtrigger=sysrq
 KEPT=1 check_saved_dump "sysrq triggered crash" 1
 info=$(dirname "$(the_vmcore)")/info
 info_is "$info" format "kdump-compressed zlib"

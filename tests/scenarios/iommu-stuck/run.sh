@@ -16,7 +16,7 @@ sum_a=$(part_sum "$WORK/a.img" 1)
 mk_out_disk "$WORK/out.img" 700
 disks="-drive file=$WORK/a.img,if=none,format=raw,id=dd0 -device ide-hd,drive=dd0,bus=ide.0
 	-drive file=$WORK/n.img,if=none,format=raw,id=dn0 -device nvme,serial=diskdump1,drive=dn0"
-IOMMU=strict two_qemus "ddtest=iommustuck dddevs=/dev/sda1,/dev/nvme0n1p1" "$disks" "$disks"
+IOMMU=strict two_qemus "ddtest=iommu-stuck dddevs=/dev/sda1,/dev/nvme0n1p1" "$disks" "$disks"
 log=$WORK/serial.log
 check_iommu strict "0000:00:1f.2"
 expect_log "$log" "scsi_dump_test: CPU [0-9]+ maps and unmaps for host [0-9]+ for good, behind an IOMMU" \
