@@ -627,6 +627,33 @@ static void put_str(FILE *f, const char *key, const char *s, size_t len)
 	fputc('\n', f);
 }
 
+/* "flags: none", or their names; bits savecore does not know in hex. */
+static void print_flags(FILE *f, uint32_t flags)
+{
+	static const struct {
+		uint32_t bit;
+		const char *name;
+	} names[] = {
+		{ DISKDUMP_FLAG_TRUNCATED, "truncated" },
+		{ DISKDUMP_FLAG_IO_ERROR, "io-error" },
+		{ DISKDUMP_FLAG_IRQS_ON, "irqs-on" },
+		{ DISKDUMP_FLAG_SAVED, "saved" },
+	};
+
+	fputs("flags:", f);
+	if (!flags)
+		fputs(" none", f);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (flags & names[i].bit) {
+			fprintf(f, " %s", names[i].name);
+			flags &= ~names[i].bit;
+		}
+	}
+	if (flags)
+		fprintf(f, " 0x%" PRIx32, flags);
+	fputc('\n', f);
+}
+
 static void print_times(FILE *f, const struct diskdump_header *h)
 {
 	fprintf(f, "timers_run: %" PRIu64 "\n", (uint64_t)h->timers_run);
@@ -662,13 +689,9 @@ void dd_print_summary(FILE *f, const struct dd_dump *d, const char *dev)
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
 	else
 		snprintf(when, sizeof(when), "invalid (%" PRIu64 ")", (uint64_t)h->time_sec);
-	fprintf(f, "device: %s\n", dev);
+	put_str(f, "device", dev, strlen(dev));
 	fprintf(f, "status: %s\n", dd_status_name(h->status));
-	fprintf(f, "flags:%s%s%s%s%s\n", h->flags & DISKDUMP_FLAG_TRUNCATED ? " truncated" : "",
-		h->flags & DISKDUMP_FLAG_IO_ERROR ? " io-error" : "",
-		h->flags & DISKDUMP_FLAG_IRQS_ON ? " irqs-on" : "",
-		h->flags & DISKDUMP_FLAG_SAVED ? " saved" : "",
-		h->flags ? "" : " none");
+	print_flags(f, h->flags);
 	fprintf(f, "time: %s\n", when);
 	put_str(f, "host", h->nodename, sizeof(h->nodename));
 	put_str(f, "release", h->release, sizeof(h->release));
