@@ -518,7 +518,10 @@ check_readers() {
 	local ntasks
 	ntasks=$(sed -n '/^==== ps/,/^==== log/p' "$c" | { grep -Ec '^[ >] +[0-9]+ +[0-9]+ +[0-9]+ +[0-9a-f]{16} ' || true; })
 	[ "$ntasks" -ge 10 ] || { cat "$c"; fail "crash: ps lists $ntasks tasks"; }
-	sed -n '/^==== log/,$p' "$c" | grep -Eq "Kernel panic - not syncing: $panic" || fail "crash: log has no panic line"
+	# not grep -q: it would stop reading, and sed, killed by SIGPIPE, fail
+	# the pipeline (pipefail) though the line is there
+	sed -n '/^==== log/,$p' "$c" | grep -E "Kernel panic - not syncing: $panic" >/dev/null ||
+		fail "crash: log has no panic line"
 	grep -Eq 'invalid size request|read of .* failed|cannot be determined|^crash: ' "$c" &&
 		{ grep -E 'invalid size request|read of .* failed|cannot be determined|^crash: ' "$c" | head; fail "crash reported a read failure"; }
 	timeout 300 scripts/trixie-tools.sh run "$top" drgn -q -c "$vmcore" -s "$VMLINUX" "$top/tests/readers.py" \
