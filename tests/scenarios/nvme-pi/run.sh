@@ -20,7 +20,18 @@ nvme_pi_ns() {
 	head -c $(($2 * 2048 * 8)) /dev/zero | tr '\0' '\377' >>"$1"
 }
 
+# ns_name BOOT NSID: the guest's name for namespace NSID in boot BOOT (the
+# namespaces are named in the order their asynchronous scans end).
+ns_name() {
+	local n
+	n=$(awk -v id="$2" '$2 == id { print $1 }' "$WORK/out/nvme-nsid-boot$1.txt")
+	[ -n "$n" ] || fail "boot $1 has no namespace $2"
+	echo "$n"
+}
+
 # nvme_pi_cycle MSET: boot 1 (arm, crash), the host's PI check, boot 2.
+# NS1B1, NS2B1, NS1B2: the names of namespaces 1 and 2 in boot 1, of 1 in
+# boot 2.
 nvme_pi_cycle() {
 	local ctrl="-device nvme,id=nvme0,serial=diskdump0"
 	local ns1="-drive file=$WORK/ns1.img,if=none,format=raw,id=ns1 -device nvme-ns,drive=ns1,bus=nvme0,nsid=1,ms=8,mset=$1,pi=1"
@@ -33,31 +44,32 @@ nvme_pi_cycle() {
 	# shellcheck disable=SC2086
 	run_qemu "$WORK/serial1.log" "$args" $ctrl $ns1 $ns2 -no-reboot
 	n=$(grep -oE 'signature check: [0-9]+ of [0-9]+ blocks' "$WORK/serial1.log" | tail -1 | awk '{print $3}')
-	[ -n "$n" ] || { tail -30 "$WORK/serial1.log"; fail "no signature check on nvme0n1p1 (mset=$1)"; }
+	[ -n "$n" ] || { tail -30 "$WORK/serial1.log"; fail "no signature check on namespace 1 (mset=$1)"; }
 	# the dump's extent: every block the check read but the partition's last
 	python3 tests/host/nvme-pi-check.py "$WORK/ns1.img" 2048 $(((n - 1) * 8)) 256 >"$WORK/pi.txt" ||
-		{ cat "$WORK/pi.txt"; fail "the dump's blocks on nvme0n1 do not carry valid PI (mset=$1)"; }
+		{ cat "$WORK/pi.txt"; fail "the dump's blocks on namespace 1 do not carry valid PI (mset=$1)"; }
 	note "mset=$1: $(tail -1 "$WORK/pi.txt") in the dump's $((n - 1)) blocks"
 	# shellcheck disable=SC2086
 	run_qemu "$WORK/serial2.log" "$args" $ctrl $ns1 $ns2
 	cat "$WORK/serial1.log" "$WORK/serial2.log" >"$WORK/serial.log"
 	extract_out
-	DUMPDEV=/dev/nvme0n1p1 check_saved_dump "sysrq triggered crash" 1
-	grep -E 'nvme[0-9]+n1: .*(error|Protection)|I/O error, dev nvme0n1' "$WORK/serial.log" &&
-		fail "I/O errors on nvme0n1 (mset=$1)"
-	[ "$(part_sum "$WORK/ns2.img" 1)" = "$SUMNS2" ] || fail "nvme0n2p1 changed (mset=$1)"
+	NS1B1=$(ns_name 1 1) NS2B1=$(ns_name 1 2) NS1B2=$(ns_name 2 1)
+	DUMPDEV=/dev/${NS1B2}p1 check_saved_dump "sysrq triggered crash" 1
+	grep -E "($NS1B1|$NS1B2): .*(error|Protection)|I/O error, dev ($NS1B1|$NS1B2)" "$WORK/serial.log" &&
+		fail "I/O errors on namespace 1 (mset=$1)"
+	[ "$(part_sum "$WORK/ns2.img" 1)" = "$SUMNS2" ] || fail "namespace 2 changed (mset=$1)"
 }
 
 nvme_pi_cycle 0
 log=$WORK/serial.log
-expect_log "$log" "nvme0n2: 8 bytes of metadata per block that are not protection information alone: cannot dump to it" \
+expect_log "$log" "$NS2B1: 8 bytes of metadata per block that are not protection information alone: cannot dump to it" \
 	"the namespace with metadata and no PI was not refused with its reason"
-expect_log "$log" "diskdump: /dev/nvme0n2p1: its driver cannot write a dump to this disk" \
-	"arming nvme0n2p1 did not fail with a clear message"
-expect_line "$WORK/out/arm.txt" "add /dev/nvme0n2p1 refused" "nvme0n2p1 was armed"
-expect_line "$WORK/out/arm.txt" "armed /dev/nvme0n1p1" "nvme0n1p1 (PI, separate metadata) was not armed"
+expect_log "$log" "diskdump: /dev/${NS2B1}p1: its driver cannot write a dump to this disk" \
+	"arming ${NS2B1}p1 (namespace 2) did not fail with a clear message"
+expect_line "$WORK/out/arm.txt" "add /dev/${NS2B1}p1 refused" "${NS2B1}p1 (namespace 2) was armed"
+expect_line "$WORK/out/arm.txt" "armed /dev/${NS1B1}p1" "${NS1B1}p1 (namespace 1: PI, separate metadata) was not armed"
 check_readers "sysrq triggered crash" ddpattern 1 "__handle_sysrq|sysrq_handle_crash"
-note "separate metadata: dump saved through PI checks; nvme0n2 (metadata, no PI) refused and unchanged"
+note "separate metadata: dump saved through PI checks; namespace 2 (metadata, no PI) refused and unchanged"
 
 nvme_pi_cycle 1
 note "extended LBAs: dump saved through PI checks"
