@@ -343,7 +343,7 @@ nvme_busy() {
 # info_matches INFO KEY REGEX: the info file's KEY is, whole, what the
 # extended REGEX matches.
 info_matches() {
-	grep -Eqx "$2: $3" "$1" || fail "$(basename "$(dirname "$1")")/info: wanted '$2: $3', got '$(grep "^$2:" "$1")'"
+	grep -Eqx "$2: ($3)" "$1" || fail "$(basename "$(dirname "$1")")/info: wanted '$2: $3', got '$(grep "^$2:" "$1")'"
 }
 
 # armed_in PROCFILE DEV: the copy of /proc/diskdump lists DEV (/dev/NAME).
@@ -367,10 +367,17 @@ check_saved_dump() {
 	info_is "$info" partial no
 	info_is "$info" cpus "$cpus"
 	info_is "$info" cpu_notes "$cpus"
+	# Only the console records two facts: that the flush after the final
+	# header (the driver's shutdown) worked, and that interrupts were off
+	# when the writing began (the header's irqs-on flag is raised only in
+	# diskdump_udelay()).
+	expect_log "$log" "diskdump: writing [0-9]+ pages, interrupts off" "diskdump did not start writing with interrupts off"
+	expect_log "$log" "diskdump: dump complete: [0-9]+ pages" "the dump did not complete (a failed shutdown?)"
 	if [ "${KEPT:-0}" = 1 ]; then
 		# savecore -k left the dump there: the kernel must not arm it
 		expect_log "$log" "$dev could not be armed: $(basename "$dev") holds a crash dump that savecore has not saved" \
 			"a partition still holding the dump (savecore -k) was armed"
+		[ -f "$WORK/out/proc-diskdump-boot2.txt" ] || fail "boot 2 saved no copy of /proc/diskdump"
 		grep -q "^$(basename "$dev") " "$WORK/out/proc-diskdump-boot2.txt" &&
 			fail "$dev, still holding the dump, is armed in boot 2"
 	else

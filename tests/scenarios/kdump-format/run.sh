@@ -9,6 +9,16 @@ head -c 8 "$(the_vmcore)" | grep -q '^KDUMP   $' || fail "the vmcore is not kdum
 bytes=$(stat -c %s "$(the_vmcore)")
 # the partition was kept (-k): save it again on the host, as ELF
 part_out "$WORK/dump.img" 1 "$WORK/part.img"
+# what diskdumpctl reads of a dump: savecore -c -M, key: value lines only
+rc=0
+tools/diskdump/savecore -c -M "$WORK/part.img" >"$WORK/machine.txt" 2>"$WORK/machine.err" || rc=$?
+{ [ "$rc" = 0 ] && [ ! -s "$WORK/machine.err" ] && ! grep -qvE '^[a-z_]+: ' "$WORK/machine.txt" &&
+	[ "$(sed -n 1p "$WORK/machine.txt")" = "state: dump" ] && [ "$(sed -n 2p "$WORK/machine.txt")" = "exit: 0" ]; } ||
+	{ cat "$WORK/machine.txt" "$WORK/machine.err"; fail "savecore -c -M on the kept dump: exit $rc"; }
+info_is "$WORK/machine.txt" status complete
+info_is "$WORK/machine.txt" flags none
+info_is "$WORK/machine.txt" device "$WORK/part.img"
+note "savecore -c -M on the kept dump: state: dump, exit: 0, $(wc -l <"$WORK/machine.txt") key: value lines"
 mkdir -p "$WORK/host" "$WORK/hostkd"
 # savecore against a plain dd of the same partition, both to a file with
 # fsync, on the host (the partition image is in the page cache for all).

@@ -11,6 +11,7 @@ extract_out
 log=$WORK/serial.log
 expect_log "$log" "diskdump: [0-9]+ pages do not fit in [0-9]+ blocks: kernel pages first" \
 	"the kernel did not choose the kernel's pages first"
+expect_log "$log" "dump complete: [0-9]+ pages in [0-9]+ ms \(truncated: the partition is too small\)" "the console does not say truncated"
 expect_log "$log" "savecore: saved a PARTIAL dump" "savecore did not say partial"
 info=$(dirname "$(the_vmcore)")/info
 info_is "$info" partial yes
