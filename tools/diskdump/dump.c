@@ -643,7 +643,7 @@ static void print_flags(FILE *f, uint32_t flags)
 	fputs("flags:", f);
 	if (!flags)
 		fputs(" none", f);
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		if (flags & names[i].bit) {
 			fprintf(f, " %s", names[i].name);
 			flags &= ~names[i].bit;
