@@ -391,6 +391,60 @@ check_saved_dump() {
 	note "dump rate: $(grep -o 'dump complete.*' "$log" | head -1)"
 }
 
+# check_cut_dump: a dump the kernel stopped writing part way (a second
+# panic or an oops after 80% of its pages): diskdump did not start again,
+# savecore saved it as partial with 70% to all but one of its pages, and
+# the pattern pages that were written are right.
+check_cut_dump() {
+	local log=$WORK/serial.log info saved total
+	expect_log "$log" "diskdump: panic during the dump: giving up" "diskdump re-entered"
+	expect_log "$log" "savecore: saved a PARTIAL dump" "savecore did not say partial"
+	info=$(dirname "$(the_vmcore)")/info
+	info_is "$info" status "incomplete (the kernel stopped while writing)"
+	info_is "$info" partial yes
+	saved=$(grep '^saved_pages:' "$info" | cut -d' ' -f2)
+	total=$(grep '^dump_pages:' "$info" | cut -d' ' -f2)
+	[ "$saved" -ge $((total * 7 / 10)) ] && [ "$saved" -lt "$total" ] || fail "$saved of $total pages saved"
+	python3 tests/check-vmcore.py "$(the_vmcore)" --pattern "$WORK/out/pattern.txt" --cpus 1 \
+		--allow-missing --expect-partial --min-match 100 >"$WORK/check.txt" ||
+		{ cat "$WORK/check.txt"; fail "partial vmcore"; }
+	note "$saved of $total pages saved; $(grep '^pattern:' "$WORK/check.txt")"
+}
+
+# part_state IMG EXIT STATE WHAT: savecore -c -M on the partition image IMG
+# exits with EXIT and says state: STATE.
+part_state() {
+	local rc=0
+	tools/diskdump/savecore -c -M "$1" >"$WORK/state.txt" 2>&1 || rc=$?
+	{ [ "$rc" = "$2" ] && grep -qx "state: $3" "$WORK/state.txt"; } ||
+		{ cat "$WORK/state.txt"; fail "$4: savecore -c exit $rc, expected $2 and 'state: $3'"; }
+}
+
+# kdump_guest: what the scenarios that load kdump beside diskdump share:
+# 384 MiB, crashkernel=160M, ddtest=kdumpcmp (APPEND), the test initramfs
+# with the capture kernel's /init.test added (KD, also INITRD), and a
+# 500 MiB dump disk.
+kdump_guest() {
+	MEM=384M
+	KD=$WORK/kdump-initrd.gz
+	bench/mk-initramfs.sh "$INITRD" "$KD"
+	INITRD=$KD
+	APPEND="ddtest=kdumpcmp ddmib=16 crashkernel=160M"
+	mk_dump_disk "$WORK/dump.img" 500
+}
+
+# kdump_out_disk: a fresh output disk with the capture kernel and its
+# initramfs on it.  Its inode tables are written now: no ext4lazyinit
+# thread that may or may not still run at the panic.
+kdump_out_disk() {
+	rm -f "$WORK/out.img"
+	truncate -s 1200M "$WORK/out.img"
+	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/out.img"
+	debugfs -w -R "write $KERNEL bzImage" "$WORK/out.img" >/dev/null 2>&1
+	debugfs -w -R "write $KD initrd.gz" "$WORK/out.img" >/dev/null 2>&1
+}
+
+
 # check_gdb: gdb opens the vmcore with the vmlinux, shows the panic CPU's
 # thread with a backtrace into start_disk_dump, and reads kernel variables.
 check_gdb() {

@@ -4,18 +4,10 @@
 # started.  With crash_kexec_post_notifiers, panic() calls diskdump first
 # and kexecs into the crash kernel after the notifiers: both dumps must be
 # complete, and the pattern must be in both.
-MEM=384M
-kd=$WORK/kdump-initrd.gz
-bench/mk-initramfs.sh "$INITRD" "$kd"
-INITRD=$kd
-append="ddtest=kdumpcmp ddmib=16 crashkernel=160M"
-mk_dump_disk "$WORK/dump.img" 500
-truncate -s 1200M "$WORK/out.img"
-mkfs.ext4 -q -F "$WORK/out.img"
-debugfs -w -R "write $KERNEL bzImage" "$WORK/out.img" >/dev/null 2>&1
-debugfs -w -R "write $kd initrd.gz" "$WORK/out.img" >/dev/null 2>&1
+kdump_guest
+kdump_out_disk
 # boot 1: panic, diskdump, then the capture kernel saves with makedumpfile
-run_qemu "$WORK/serial-panic.log" "$append ddkdump=1 crash_kexec_post_notifiers" $(scsi_disk "$WORK/dump.img")
+run_qemu "$WORK/serial-panic.log" "$APPEND ddkdump=1 crash_kexec_post_notifiers" $(scsi_disk "$WORK/dump.img")
 p=$WORK/serial-panic.log
 expect_log "$p" "GUEST: kdump capture kernel loaded" "kexec -p failed"
 expect_log "$p" "diskdump: dump complete: [0-9]+ pages" "diskdump did not dump before kdump"
@@ -24,7 +16,7 @@ first=$(grep -n "diskdump: dump complete" "$p" | head -1 | cut -d: -f1)
 up=$(grep -n "KDUMP: capture kernel up" "$p" | head -1 | cut -d: -f1)
 [ "$first" -lt "$up" ] || fail "the capture kernel came up before diskdump's dump"
 # boot 2: savecore saves diskdump's dump
-run_qemu "$WORK/serial-boot2.log" "$append" $(scsi_disk "$WORK/dump.img")
+run_qemu "$WORK/serial-boot2.log" "$APPEND" $(scsi_disk "$WORK/dump.img")
 cat "$p" "$WORK/serial-boot2.log" >"$WORK/serial.log"
 extract_out
 check_saved_dump "sysrq triggered crash" 1

@@ -7,26 +7,10 @@
 # vpanic down to the syscall entry, and the same tasks in both dumps (less
 # the workqueues' pool workers, kworker/u4:3 and the like, which the
 # kernel starts and stops with the load).
-MEM=384M
-kd=$WORK/kdump-initrd.gz
-bench/mk-initramfs.sh "$INITRD" "$kd"
-INITRD=$kd
-append="ddtest=kdumpcmp ddmib=16 crashkernel=160M"
-mk_dump_disk "$WORK/dump.img" 500
-
-# the output disk, with the capture kernel and its initramfs on it, alike
-# in both runs
-out_disk() {
-	# inode tables written now: no ext4lazyinit thread that may or may not
-	# still run at the panic
-	rm -f "$WORK/out.img"
-	truncate -s 1200M "$WORK/out.img"
-	mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/out.img"
-	debugfs -w -R "write $KERNEL bzImage" "$WORK/out.img" >/dev/null 2>&1
-	debugfs -w -R "write $kd initrd.gz" "$WORK/out.img" >/dev/null 2>&1
-}
-out_disk
-run_qemu "$WORK/serial-kdump.log" "$append ddkdump=1" $(scsi_disk "$WORK/dump.img")
+kdump_guest
+# the output disk, alike in both runs (written again before each)
+kdump_out_disk
+run_qemu "$WORK/serial-kdump.log" "$APPEND ddkdump=1" $(scsi_disk "$WORK/dump.img")
 expect_log "$WORK/serial-kdump.log" "GUEST: kdump capture kernel loaded" "kexec -p failed"
 expect_log "$WORK/serial-kdump.log" "KDUMP: saved rc=0" "makedumpfile in the capture kernel failed"
 grep -q "diskdump: trying partition" "$WORK/serial-kdump.log" && fail "diskdump ran although kdump was loaded"
@@ -36,8 +20,8 @@ mv "$WORK/out/vmcore-kdump" "$WORK/kdump/vmcore"
 note "kdump: capture kernel saved $(($(stat -c %s "$WORK/kdump/vmcore") >> 20)) MiB (makedumpfile -c -d 1)"
 
 # diskdump: the same guest path without kexec -p
-out_disk
-run_qemu "$WORK/serial.log" "$append" $(scsi_disk "$WORK/dump.img")
+kdump_out_disk
+run_qemu "$WORK/serial.log" "$APPEND" $(scsi_disk "$WORK/dump.img")
 extract_out
 check_saved_dump "sysrq triggered crash" 1
 

@@ -12,14 +12,4 @@ expect_log "$log" "Kernel panic - not syncing: sysrq triggered crash" "no first 
 expect_log "$log" "diskdump: test: dereferencing a bad pointer during the dump" "the hook did not oops"
 expect_log "$log" "BUG: kernel NULL pointer dereference" "no oops"
 expect_log "$log" "Kernel panic - not syncing: Fatal exception" "the oops did not panic again"
-expect_log "$log" "diskdump: panic during the dump: giving up" "diskdump re-entered"
-expect_log "$log" "savecore: saved a PARTIAL dump" "savecore did not say partial"
-info=$(dirname "$(the_vmcore)")/info
-info_is "$info" status "incomplete (the kernel stopped while writing)"
-saved=$(grep '^saved_pages:' "$info" | cut -d' ' -f2)
-total=$(grep '^dump_pages:' "$info" | cut -d' ' -f2)
-[ "$saved" -ge $((total * 7 / 10)) ] && [ "$saved" -lt "$total" ] || fail "$saved of $total pages saved"
-python3 tests/check-vmcore.py "$(the_vmcore)" --pattern "$WORK/out/pattern.txt" --cpus 1 \
-	--allow-missing --expect-partial --min-match 100 >"$WORK/check.txt" ||
-	{ cat "$WORK/check.txt"; fail "partial vmcore"; }
-note "$saved of $total pages saved; $(grep '^pattern:' "$WORK/check.txt")"
+check_cut_dump
