@@ -28,6 +28,7 @@
 #include <keys/asymmetric-type.h>
 #include <keys/system_keyring.h>
 #include <linux/blkdev.h>
+#include <linux/cc_platform.h>
 #include <linux/crash_core.h>
 #include <linux/crc32.h>
 #include <linux/ctype.h>
@@ -114,6 +115,7 @@ struct dd_config {
 	size_t note_bytes;
 	unsigned int dump_level;	/* DISKDUMP_EXCLUDE_* bits */
 	bool check_all;			/* "check all": every block at panic */
+	bool copy_pages;		/* "pages copy": never write_pages */
 	unsigned long *dump_map;	/* bitmap_blocks blocks: pages chosen at panic */
 	unsigned long dump_map_blocks;
 	void *io_buf;			/* DISKDUMP_IO_BLOCKS blocks */
@@ -129,6 +131,8 @@ struct dd_run {
 	struct cpumask parked;		/* CPUs that took the park IPI */
 	struct cpumask unparked;	/* CPUs stopped where they were */
 	unsigned long io_errors;
+	unsigned long direct_pages;	/* read by the device, not copied */
+	unsigned long pfns[DISKDUMP_IO_BLOCKS];	/* for write_pages */
 	u64 unreadable_pages;
 	u64 hwpoison_pages;
 	u64 verify_ns;			/* comparing blocks with the format */
@@ -206,6 +210,8 @@ static __diskdump_text u32 dd_crc_device(u32 crc, struct disk_dump_device *dev)
 	crc = dd_crc_function(crc, ops->quiesce);
 	crc = dd_crc_function(crc, ops->shutdown);
 	crc = dd_crc_function(crc, ops->rw_block);
+	crc = dd_crc_function(crc, ops->write_pages);
+	crc = dd_crc_function(crc, ops->drain);
 	list_for_each_entry(part, &dev->partitions, list)
 		crc = crc32_le(crc, (const u8 *)part, sizeof(*part));
 	return crc;
@@ -673,13 +679,19 @@ static __diskdump_text int dd_write_bitmaps(struct disk_dump_partition *part,
 }
 
 /* Copy one page into the I/O buffer; a page that cannot be read is marked. */
-/*
- * Copy page @pfn for the dump.  Where the architecture has a machine-check
- * safe copy, a page whose poison nobody has seen yet costs that page, not
- * the dump; it needs the page mapped, which copy_from_kernel_nofault()
- * does not.  A page that cannot be read is written as 0xdd bytes.
+/**
+ * diskdump_copy_page - copy a RAM page for the dump
+ * @dst: where to, a page
+ * @pfn: the page
+ *
+ * Where the architecture has a machine-check safe copy, a page whose
+ * poison nobody has seen yet costs that page, not the dump; it needs the
+ * page mapped, which copy_from_kernel_nofault() does not.  A page that
+ * cannot be read is written as 0xdd bytes and counted in the header.  For
+ * the core, and for a driver writing again, from a copy, a page that its
+ * device failed to read in write_pages.
  */
-static __diskdump_text void dd_copy_page(void *dst, unsigned long pfn)
+__diskdump_text void diskdump_copy_page(void *dst, unsigned long pfn)
 {
 	void *src = pfn_to_kaddr(pfn);
 	bool failed;
@@ -694,51 +706,148 @@ static __diskdump_text void dd_copy_page(void *dst, unsigned long pfn)
 		dd_run.unreadable_pages++;
 	}
 }
+EXPORT_SYMBOL_GPL(diskdump_copy_page);
+
+/*
+ * Can the device read page @pfn itself (write_pages)?  Not under "pages
+ * copy", nor for an encrypted dump, whose bytes are not the page's, nor
+ * for a page taken out of the kernel's direct map (secretmem, say), which
+ * the copy writes as unreadable.
+ */
+static __diskdump_text bool
+dd_page_direct(struct disk_dump_partition *part, unsigned long pfn)
+{
+	return part->dev->ops->write_pages && !dd_cfg.copy_pages &&
+	       !dd_encrypting() && kernel_page_present(pfn_to_page(pfn));
+}
+
+/* Pages on their way to the disk: @n blocks from block @start. */
+struct dd_batch {
+	unsigned long start;
+	unsigned int n;
+	bool direct;		/* pfns in dd_run.pfns, else copies in io_buf */
+};
+
+/*
+ * Start writing the batch; the next one follows it on the partition.  A
+ * batch that failed leaves b->start at its first block.
+ */
+static __diskdump_text int
+dd_flush_batch(struct disk_dump_partition *part, struct dd_batch *b)
+{
+	unsigned int i;
+	int ret = -ERANGE;
+
+	if (!b->n)
+		return 0;
+	if (b->direct)
+		ret = part->dev->ops->write_pages(part, b->start, dd_run.pfns,
+						  b->n);
+	if (ret == -ERANGE) {
+		if (b->direct)
+			for (i = 0; i < b->n; i++)
+				diskdump_copy_page(dd_cfg.io_buf + i * PAGE_SIZE,
+						   dd_run.pfns[i]);
+		ret = dd_write_data(part, b->start, dd_cfg.io_buf, b->n);
+	} else if (ret) {
+		dd_run.io_errors++;
+	} else {
+		dd_run.direct_pages += b->n;
+	}
+	if (!ret)
+		b->start += b->n;
+	b->n = 0;
+	return ret;
+}
+
+/* Wait for the writes in flight; how many pages are sure to be written. */
+static __diskdump_text int
+dd_drain(struct disk_dump_partition *part, struct diskdump_header *hdr,
+	 unsigned long *written)
+{
+	unsigned long bad = ULONG_MAX;
+	int ret;
+
+	if (!part->dev->ops->drain)
+		return 0;
+	ret = part->dev->ops->drain(part, &bad);
+	if (ret) {
+		dd_run.io_errors++;
+		/* no block said (or a wrong one): nothing is sure */
+		*written = bad >= hdr->data_block ?
+			   min(*written, bad - hdr->data_block) : 0;
+	}
+	return ret;
+}
+
+/* Add page @pfn to the batch, writing the batch first if it cannot take it. */
+static __diskdump_text int
+dd_add_page(struct disk_dump_partition *part, struct dd_batch *b,
+	    unsigned long pfn)
+{
+	bool direct = dd_page_direct(part, pfn);
+	int ret;
+
+	if (b->n && (b->direct != direct || b->n == dd_io_blocks(part))) {
+		ret = dd_flush_batch(part, b);
+		if (ret)
+			return ret;
+	}
+	b->direct = direct;
+	if (direct)
+		dd_run.pfns[b->n] = pfn;
+	else
+		diskdump_copy_page(dd_cfg.io_buf + b->n * PAGE_SIZE, pfn);
+	b->n++;
+	return 0;
+}
+
+/* Say how far the dump is, every tenth of it. */
+static __diskdump_text void
+dd_report_progress(unsigned long written, unsigned long total,
+		   unsigned long *next_report)
+{
+	if (written < *next_report)
+		return;
+	pr_emerg("%lu of %lu pages written\n", written, total);
+	while (*next_report <= written)
+		*next_report += max(total / 10, 1UL);
+	if (written >= total / 10 * 8)
+		dd_test_fault_point();
+}
 
 /*
  * Write the RAM pages in PFN order, as many as the partition holds, batching
- * them into rw_block calls of up to dd_io_blocks() blocks.  Never past the
- * dump's extent, the blocks the signature check saw.
+ * them into writes of up to dd_io_blocks() blocks: those the device reads
+ * itself through write_pages, the others copied for rw_block.  Never past
+ * the dump's extent, the blocks the signature check saw.
  */
 static __diskdump_text int dd_write_pages(struct disk_dump_partition *part,
 					  struct diskdump_header *hdr)
 {
-	unsigned long room = dd_dump_extent(hdr) - hdr->data_block;
-	unsigned long written = 0, batch_start = hdr->data_block;
-	unsigned int chunk = dd_io_blocks(part), n = 0, i;
-	unsigned long pfn, total = hdr->nr_dump_pages, next_report = total / 10;
-	int ret;
+	unsigned long end = dd_dump_extent(hdr), total = hdr->nr_dump_pages;
+	struct dd_batch b = { .start = hdr->data_block };
+	unsigned long pfn, written, next_report = max(total / 10, 1UL);
+	unsigned int i;
+	int ret = 0, err;
 
-	for (i = 0; i < dd_cfg.nr_ram && written + n < room; i++) {
-		for (pfn = dd_cfg.ram[i].start_pfn; pfn < dd_cfg.ram[i].end_pfn; pfn++) {
-			if (written + n >= room)
-				break;
+	for (i = 0; i < dd_cfg.nr_ram && !ret; i++) {
+		for (pfn = dd_cfg.ram[i].start_pfn;
+		     pfn < dd_cfg.ram[i].end_pfn && b.start + b.n < end && !ret;
+		     pfn++) {
 			if (!test_bit(pfn, dd_cfg.dump_map))
 				continue;
-			dd_copy_page(dd_cfg.io_buf + n * PAGE_SIZE, pfn);
-			if (++n < chunk)
-				continue;
-			ret = dd_write_data(part, batch_start, dd_cfg.io_buf, n);
-			if (ret)
-				goto out;
-			written += n;
-			batch_start += n;
-			n = 0;
-			if (written >= next_report) {
-				pr_emerg("%lu of %lu pages written\n", written,
-					 total);
-				next_report += total / 10;
-				if (written >= total / 10 * 8)
-					dd_test_fault_point();
-			}
+			ret = dd_add_page(part, &b, pfn);
+			dd_report_progress(b.start - hdr->data_block, total,
+					   &next_report);
 		}
 	}
-	ret = n ? dd_write_data(part, batch_start, dd_cfg.io_buf, n) : 0;
 	if (!ret)
-		written += n;
-out:
+		ret = dd_flush_batch(part, &b);
+	written = b.start - hdr->data_block;
+	err = dd_drain(part, hdr, &written);
 	hdr->written_pages = written;
-	return ret;
+	return ret ?: err;
 }
 
 static __diskdump_text void dd_fill_header(struct diskdump_header *hdr,
@@ -872,6 +981,8 @@ static __diskdump_text int dd_write_dump(struct disk_dump_partition *part)
 	if (hdr->hwpoison_pages)
 		pr_emerg("%llu hardware-poisoned pages left out\n",
 			 hdr->hwpoison_pages);
+	dd_run.unreadable_pages = 0;
+	dd_run.direct_pages = 0;
 	start = ktime_get_mono_fast_ns();
 	ret = dd_write_header(part, hdr);
 	if (ret)
@@ -884,6 +995,11 @@ static __diskdump_text int dd_write_dump(struct disk_dump_partition *part)
 		ret = dd_write_bitmaps(part, hdr);
 	if (!ret)
 		ret = dd_write_pages(part, hdr);
+	if (part->dev->ops->write_pages)
+		pr_emerg("%lu pages read by the device itself, %llu copied\n",
+			 dd_run.direct_pages,
+			 hdr->written_pages - min_t(u64, hdr->written_pages,
+						    dd_run.direct_pages));
 
 	if (ret)
 		hdr->flags |= DISKDUMP_FLAG_IO_ERROR;
@@ -1076,6 +1192,34 @@ bool diskdump_dma_takes_locks(struct device *dma, void *buf, size_t len)
 	       last > min_not_zero(dma_get_mask(dma), dma->bus_dma_limit);
 }
 EXPORT_SYMBOL_GPL(diskdump_dma_takes_locks);
+
+/**
+ * diskdump_dma_direct - can a device read any RAM page at its address?
+ * @dma: the device
+ *
+ * For a dump driver offering write_pages, called from add_device: true
+ * where @dma's DMA goes straight to memory, with no IOMMU translation, no
+ * DMA ops, no forced bounce buffers, no memory encryption and no cache
+ * maintenance, so that the device can be handed a page's bus address,
+ * phys_to_dma(), at panic without mapping anything.  The driver must still
+ * check each page with dma_capable(): a device with a narrow DMA mask does
+ * not reach all of RAM.
+ *
+ * Return: true if the device may read RAM pages unmapped.
+ */
+bool diskdump_dma_direct(struct device *dma)
+{
+	struct iommu_domain *domain = iommu_get_domain_for_dev(dma);
+
+	/* DMA API debugging maps with its own locks, and may allocate */
+	if (IS_ENABLED(CONFIG_DMA_API_DEBUG))
+		return false;
+	return !get_dma_ops(dma) &&
+	       (!domain || domain->type == IOMMU_DOMAIN_IDENTITY) &&
+	       !is_swiotlb_force_bounce(dma) && dev_is_dma_coherent(dma) &&
+	       !cc_platform_has(CC_ATTR_MEM_ENCRYPT);
+}
+EXPORT_SYMBOL_GPL(diskdump_dma_direct);
 
 /* Stop the other CPUs and save everyone's registers, as kdump does. */
 static __diskdump_text void dd_stop_cpus(void)
@@ -1529,6 +1673,10 @@ static struct disk_dump_device *dd_find_device(struct gendisk *disk, bool *is_ne
 			continue;
 		}
 		dd_note_module_text(dev);
+		if (WARN_ON_ONCE(dev->ops->write_pages && !dev->ops->drain)) {
+			dd_free_device(dev);
+			return ERR_PTR(-EINVAL);
+		}
 		if (dev->dma_locks && !dd_can_park()) {
 			pr_warn("%s: its driver maps the dump's buffers at panic through an IOMMU or swiotlb, and this kernel cannot keep the other CPUs out of their locks\n",
 				disk->disk_name);
@@ -1855,6 +2003,35 @@ static int dd_set_check(const char *arg)
 }
 
 /*
+ * "pages direct": a device that can read the dump's pages where they are
+ * does.  "pages copy": every page goes through the machine-check safe
+ * copy, for platforms where a device reading memory poison no one has
+ * seen yet is a fatal error rather than a failed write.
+ */
+static int dd_set_pages(const char *arg)
+{
+	bool copy;
+
+	if (!strcmp(arg, "copy")) {
+		copy = true;
+	} else if (!strcmp(arg, "direct")) {
+		copy = false;
+	} else {
+		pr_err("pages: '%s' is neither 'direct' (devices read the pages where they are) nor 'copy' (every page copied first)\n",
+		       arg);
+		return -EINVAL;
+	}
+	mutex_lock(&dd_mutex);
+	dd_config_begin();
+	dd_cfg.copy_pages = copy;
+	dd_config_commit();
+	mutex_unlock(&dd_mutex);
+	pr_info("pages: %s\n", copy ? "every page copied, machine-check safe" :
+		"read by the device where it can");
+	return 0;
+}
+
+/*
  * The public exponent of an RSA key: odd and at least 65537 (NIST SP
  * 800-56B).  With e = 1 "wrapping" the dump key would leave it in clear in
  * every dump header, and the crypto API takes any exponent.
@@ -2152,17 +2329,19 @@ static int dd_command(char *line)
 	arg = line ? strim(line) : NULL;
 	extra = arg ? strpbrk(arg, " \t") : NULL;
 	if (!cmd || !*cmd || !arg || !*arg || extra) {
-		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'key HEX', 'cert HEX' or 'key none'\n");
+		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'pages direct|copy', 'key HEX', 'cert HEX' or 'key none'\n");
 		return -EINVAL;
 	}
 	if (!strcmp(cmd, "level"))
 		return dd_set_level(arg);
 	if (!strcmp(cmd, "check"))
 		return dd_set_check(arg);
+	if (!strcmp(cmd, "pages"))
+		return dd_set_pages(arg);
 	if (!strcmp(cmd, "key") || !strcmp(cmd, "cert"))
 		return dd_set_key(cmd, arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
-		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'key HEX|none' or 'cert HEX'\n",
+		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'pages direct|copy', 'key HEX|none' or 'cert HEX'\n",
 		       cmd);
 		return -EINVAL;
 	}
@@ -2255,6 +2434,7 @@ static int dd_proc_show(struct seq_file *m, void *v)
 	seq_printf(m, "# block_size: %lu\n", PAGE_SIZE);
 	seq_printf(m, "# dump_level: %u\n", dd_cfg.dump_level);
 	seq_printf(m, "# check: %s\n", dd_cfg.check_all ? "all" : "dump");
+	seq_printf(m, "# pages: %s\n", dd_cfg.copy_pages ? "copy" : "direct");
 	if (dd_cfg.key.on)
 		seq_printf(m, "# encryption: chacha20-poly1305, RSA-%u key sha256:%*phN%s\n",
 			   dd_cfg.key.wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE,

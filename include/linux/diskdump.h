@@ -56,9 +56,20 @@ struct disk_dump_partition;
  * @rw_block: read (@rw == 0) or write (@rw == 1) @nr_blocks blocks of
  *	DISKDUMP_BLOCK_SIZE bytes at block @block_nr of @part, from or to the
  *	kernel virtual address @buf, by polling.  @nr_blocks is at most the
- *	device's max_blocks.  Returns 0 or a negative errno.
+ *	device's max_blocks.  Finishes the writes write_pages started first.
+ *	Returns 0 or a negative errno.
+ * @write_pages: optional, for a device that reads memory itself: start
+ *	writing @nr_blocks blocks at block @block_nr of @part, block i being
+ *	the RAM page @pfns[i] as it is, with no copy.  May return before the
+ *	write is done, keeping up to the driver's queue of writes in flight.
+ *	Returns 0; -ERANGE, having started nothing, if the device cannot reach
+ *	one of the pages (diskdump then copies them and calls rw_block); or
+ *	another negative errno if this or an earlier write failed for good.
+ * @drain: wait for the writes write_pages started.  Returns 0, or a
+ *	negative errno with the first block of the first write that failed in
+ *	*@bad_block.  Required with write_pages.
  *
- * All four run with interrupts off and the other CPUs stopped: they may not
+ * All run with interrupts off and the other CPUs stopped: they may not
  * sleep, allocate memory, take sleeping locks or wait without a bound.
  */
 struct disk_dump_device_ops {
@@ -68,6 +79,11 @@ struct disk_dump_device_ops {
 	int (*rw_block)(struct disk_dump_partition *part, int rw,
 			unsigned long block_nr, void *buf,
 			unsigned int nr_blocks);
+	int (*write_pages)(struct disk_dump_partition *part,
+			   unsigned long block_nr, const unsigned long *pfns,
+			   unsigned int nr_blocks);
+	int (*drain)(struct disk_dump_partition *part,
+		     unsigned long *bad_block);
 };
 
 /**
@@ -152,6 +168,8 @@ int register_disk_dump_type(struct disk_dump_type *type);
 void unregister_disk_dump_type(struct disk_dump_type *type);
 void diskdump_udelay(unsigned int usecs);
 bool diskdump_dma_takes_locks(struct device *dma, void *buf, size_t len);
+bool diskdump_dma_direct(struct device *dma);
+void diskdump_copy_page(void *dst, unsigned long pfn);
 bool diskdump_panic(const char *msg);
 
 #else
