@@ -8,9 +8,15 @@
  * for one I/O queue more than it uses and keeps the last queue identifier
  * free; when the first dump partition on a controller is configured, this
  * file creates that queue pair (no interrupt, physically contiguous), with
- * a data buffer and a PRP list, all allocated in process context.  At
+ * a data buffer and PRP lists, all allocated in process context.  At
  * panic, commands go into that submission queue and the completion queue
  * is polled; in-flight normal I/O on the other queues does not matter.
+ *
+ * Where the controller's DMA goes straight to memory (no IOMMU
+ * translation, see diskdump_dma_direct()), the dump's pages are written
+ * from where they are: their PRP entries point at them, with up to
+ * NVME_DUMP_SLOTS writes in flight.  Otherwise, and for reads, flushes and
+ * the header, a command moves one data buffer, mapped when armed.
  *
  * A controller reset deletes every queue: pci.c tells us when the
  * controller goes down, and we create the pair again once it is live.
@@ -20,6 +26,7 @@
 
 #include <linux/blkdev.h>
 #include <linux/diskdump.h>
+#include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
 #include <linux/module.h>
@@ -31,9 +38,32 @@
 #include "pci-dump.h"
 
 #define NVME_DUMP_DEPTH		16
+#define NVME_DUMP_SLOTS		8		/* page writes in flight */
 #define NVME_DUMP_MAX_BLOCKS	256U		/* 1 MiB per command */
 #define NVME_DUMP_POLL_US	10
 #define NVME_DUMP_TIMEOUT_US	(30 * USEC_PER_SEC)
+
+/**
+ * struct nvme_dump_slot - a write of pages in flight (write_pages)
+ * @pfns: the pages, to write them again from a copy if the write fails
+ * @block_nr: the first block written, in the partition
+ * @part: the partition
+ * @nr_blocks: how many blocks
+ * @cid: its command identifier
+ * @status: its completion status, if it failed
+ * @busy: submitted, not completed
+ * @failed: completed with an error, not yet written again
+ */
+struct nvme_dump_slot {
+	unsigned long pfns[NVME_DUMP_MAX_BLOCKS];
+	unsigned long block_nr;
+	struct disk_dump_partition *part;
+	unsigned int nr_blocks;
+	u16 cid;
+	u16 status;
+	bool busy;
+	bool failed;
+};
 
 /**
  * struct nvme_dump_dev - the dump queue pair of one controller
@@ -43,20 +73,30 @@
  * @sq: submission queue entries
  * @cq: completion queue entries
  * @buf: data buffer of @max_blocks blocks
- * @prps: PRP list describing @buf from its second page on
+ * @prps: PRP lists, a page each: the first describes @buf from its second
+ *	page on, the others are the slots'
+ * @slots: the writes of pages in flight
  * @sq_dma: bus address of @sq
  * @cq_dma: bus address of @cq
  * @buf_dma: bus address of @buf
  * @prps_dma: bus address of @prps
  * @buf_size: bytes in @buf
+ * @prps_size: bytes in @prps: a page, or one more for each slot if @direct
  * @depth: entries in each queue
+ * @nr_slots: writes of pages in flight at most (fewer than @depth)
+ * @busy: slots in flight
+ * @max_busy: the most slots in flight at once during this dump
+ * @writes: writes of pages started during this dump
  * @sq_tail: next submission queue slot
  * @cq_head: next completion queue slot
  * @cq_phase: phase tag of a new completion at @cq_head
  * @cid: command identifier of the last command
  * @nsid: namespace of the last write, flushed by shutdown
+ * @bad_block: first block of a write that failed for good
+ * @direct: the controller reads RAM pages at their bus address
  * @ready: the queue pair exists on the controller
  * @broken: a command timed out; the controller may still own it
+ * @write_failed: a write failed for good; @bad_block says where
  */
 struct nvme_dump_dev {
 	struct list_head list;
@@ -66,20 +106,31 @@ struct nvme_dump_dev {
 	struct nvme_completion *cq;
 	void *buf;
 	__le64 *prps;
+	struct nvme_dump_slot slots[NVME_DUMP_SLOTS];
 	dma_addr_t sq_dma;
 	dma_addr_t cq_dma;
 	dma_addr_t buf_dma;
 	dma_addr_t prps_dma;
 	size_t buf_size;
+	size_t prps_size;
 	u16 depth;
+	u16 nr_slots;
+	u16 busy;
+	u16 max_busy;
+	unsigned int writes;
 	u16 sq_tail;
 	u16 cq_head;
 	u16 cq_phase;
 	u16 cid;
 	u32 nsid;
+	unsigned long bad_block;
+	bool direct;
 	bool ready;
 	bool broken;
+	bool write_failed;
 };
+
+#define NVME_DUMP_PRPS_SIZE	((NVME_DUMP_SLOTS + 1) * PAGE_SIZE)
 
 /* The controllers with a dump queue pair; the mutex also serialises setup. */
 static LIST_HEAD(nvme_dump_devs);
@@ -121,27 +172,99 @@ nvme_dump_reap(struct nvme_dump_dev *ndd, u16 *cid, u16 *status)
 	return true;
 }
 
+/* Put @cmd in the submission queue, under a new command identifier. */
+static __diskdump_text u16
+nvme_dump_submit(struct nvme_dump_dev *ndd, struct nvme_command *cmd)
+{
+	if (!++ndd->cid)
+		ndd->cid = 1;	/* 0 is no command */
+	cmd->common.command_id = ndd->cid;
+	memcpy(&ndd->sq[ndd->sq_tail], cmd, sizeof(*cmd));
+	if (++ndd->sq_tail == ndd->depth)
+		ndd->sq_tail = 0;
+	wmb();	/* the entry before the doorbell */
+	nvme_dump_ring(ndd->q.shadow_sq, ndd->q.sq_db, ndd->sq_tail);
+	return ndd->cid;
+}
+
+/* The slot of a write of pages in flight with command identifier @cid. */
+static __diskdump_text struct nvme_dump_slot *
+nvme_dump_slot_of(struct nvme_dump_dev *ndd, u16 cid)
+{
+	unsigned int i;
+
+	for (i = 0; i < ndd->nr_slots; i++)
+		if (ndd->slots[i].busy && ndd->slots[i].cid == cid)
+			return &ndd->slots[i];
+	return NULL;
+}
+
+/*
+ * Take the completions there are: a write of pages frees its slot, marked
+ * failed if it did.  Returns true if command @want (0: none) completed,
+ * with its status in *@want_status.
+ */
+static __diskdump_text bool
+nvme_dump_poll(struct nvme_dump_dev *ndd, u16 want, u16 *want_status)
+{
+	struct nvme_dump_slot *slot;
+	bool found = false;
+	u16 cid, status;
+
+	while (nvme_dump_reap(ndd, &cid, &status)) {
+		if (want && cid == want) {
+			*want_status = status;
+			found = true;
+			continue;
+		}
+		slot = nvme_dump_slot_of(ndd, cid);
+		if (!slot)
+			continue;	/* of an earlier, timed out try */
+		slot->busy = false;
+		slot->failed = status != 0;
+		slot->status = status;
+		ndd->busy--;
+	}
+	return found;
+}
+
+/* Wait, with a bound, until at most @max_busy writes of pages are in flight. */
+static __diskdump_text int
+nvme_dump_wait_slots(struct nvme_dump_dev *ndd, unsigned int max_busy)
+{
+	unsigned long waited;
+
+	for (waited = 0; waited < NVME_DUMP_TIMEOUT_US;
+	     waited += NVME_DUMP_POLL_US) {
+		nvme_dump_poll(ndd, 0, NULL);
+		if (ndd->busy <= max_busy)
+			return 0;
+		if (ndd->broken)
+			return -EIO;
+		diskdump_udelay(NVME_DUMP_POLL_US);
+	}
+	ndd->broken = true;
+	pr_emerg("a write of pages timed out\n");
+	return -ETIMEDOUT;
+}
+
 /* Submit @cmd and poll for its completion, with a bound. */
 static __diskdump_text int
 nvme_dump_exec(struct nvme_dump_dev *ndd, struct nvme_command *cmd)
 {
 	unsigned long waited;
 	u16 cid, status;
+	int ret;
 
 	if (ndd->broken)
 		return -EIO;
-	cmd->common.command_id = ++ndd->cid;
-	memcpy(&ndd->sq[ndd->sq_tail], cmd, sizeof(*cmd));
-	if (++ndd->sq_tail == ndd->depth)
-		ndd->sq_tail = 0;
-	wmb();	/* the entry before the doorbell */
-	nvme_dump_ring(ndd->q.shadow_sq, ndd->q.sq_db, ndd->sq_tail);
-
+	ret = nvme_dump_wait_slots(ndd, 0);
+	if (ret)
+		return ret;
+	cid = nvme_dump_submit(ndd, cmd);
 	for (waited = 0; waited < NVME_DUMP_TIMEOUT_US;
 	     waited += NVME_DUMP_POLL_US) {
-		while (nvme_dump_reap(ndd, &cid, &status)) {
-			if (cid != ndd->cid)
-				continue;	/* of an earlier, timed out try */
+		if (nvme_dump_poll(ndd, cid, &status)) {
 			if (!status)
 				return 0;
 			pr_emerg("command 0x%02x failed: status 0x%x\n",
@@ -195,10 +318,13 @@ nvme_dump_ns(struct disk_dump_partition *part)
 	return file_bdev(part->bdev_file)->bd_disk->private_data;
 }
 
+/*
+ * Check a transfer of @nr_blocks blocks at block @block_nr of @part and
+ * start the read or write command for it in @c, all but its data pointer.
+ */
 static __diskdump_text int
-nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
-		   unsigned long block_nr, void *buf,
-		   unsigned int nr_blocks)
+nvme_dump_setup_rw(struct disk_dump_partition *part, struct nvme_command *c,
+		   int rw, unsigned long block_nr, unsigned int nr_blocks)
 {
 	struct nvme_dump_dev *ndd = part->dev->priv;
 	struct nvme_ns *ns = nvme_dump_ns(part);
@@ -206,8 +332,6 @@ nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
 	size_t bytes = (size_t)nr_blocks * DISKDUMP_BLOCK_SIZE;
 	u64 off = ((u64)part->start_sect << SECTOR_SHIFT) +
 		  (u64)block_nr * DISKDUMP_BLOCK_SIZE;
-	struct nvme_command c = { };
-	int ret;
 
 	if (!nr_blocks || bytes > ndd->buf_size ||
 	    off & ((1ULL << lba_shift) - 1) ||
@@ -218,24 +342,207 @@ nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
 			 ns->head->ns_id);
 		return -EINVAL;
 	}
-	c.rw.opcode = rw ? nvme_cmd_write : nvme_cmd_read;
-	c.rw.nsid = cpu_to_le32(ns->head->ns_id);
-	c.rw.slba = cpu_to_le64(off >> lba_shift);
-	c.rw.length = cpu_to_le16((bytes >> lba_shift) - 1);
-	nvme_dump_set_pi(ns->head, &c, off >> lba_shift);
-	c.rw.dptr.prp1 = cpu_to_le64(ndd->buf_dma);
-	if (nr_blocks == 2)
-		c.rw.dptr.prp2 = cpu_to_le64(ndd->buf_dma + PAGE_SIZE);
-	else if (nr_blocks > 2)
-		c.rw.dptr.prp2 = cpu_to_le64(ndd->prps_dma);
-
-	if (rw) {
-		memcpy(ndd->buf, buf, bytes);
+	memset(c, 0, sizeof(*c));
+	c->rw.opcode = rw ? nvme_cmd_write : nvme_cmd_read;
+	c->rw.nsid = cpu_to_le32(ns->head->ns_id);
+	c->rw.slba = cpu_to_le64(off >> lba_shift);
+	c->rw.length = cpu_to_le16((bytes >> lba_shift) - 1);
+	nvme_dump_set_pi(ns->head, c, off >> lba_shift);
+	if (rw)
 		ndd->nsid = ns->head->ns_id;
-	}
-	ret = nvme_dump_exec(ndd, &c);
+	return 0;
+}
+
+/*
+ * The data pointer of a transfer of @nr pages: the first at @first, the
+ * others at the bus addresses in the PRP list @list (at @list_dma), whose
+ * entries the caller has filled in.
+ */
+static __diskdump_text void
+nvme_dump_set_prps(struct nvme_command *c, dma_addr_t first, __le64 *list,
+		   dma_addr_t list_dma, unsigned int nr)
+{
+	c->rw.dptr.prp1 = cpu_to_le64(first);
+	if (nr == 2)
+		c->rw.dptr.prp2 = list[0];
+	else if (nr > 2)
+		c->rw.dptr.prp2 = cpu_to_le64(list_dma);
+}
+
+/* Move @nr_blocks blocks through the data buffer, already filled for a write. */
+static __diskdump_text int
+nvme_dump_rw_buf(struct disk_dump_partition *part, int rw,
+		 unsigned long block_nr, unsigned int nr_blocks)
+{
+	struct nvme_dump_dev *ndd = part->dev->priv;
+	struct nvme_command c;
+	int ret;
+
+	ret = nvme_dump_setup_rw(part, &c, rw, block_nr, nr_blocks);
+	if (ret)
+		return ret;
+	nvme_dump_set_prps(&c, ndd->buf_dma, ndd->prps, ndd->prps_dma,
+			   nr_blocks);
+	return nvme_dump_exec(ndd, &c);
+}
+
+static __diskdump_text int
+nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
+		   unsigned long block_nr, void *buf,
+		   unsigned int nr_blocks)
+{
+	struct nvme_dump_dev *ndd = part->dev->priv;
+	size_t bytes = (size_t)nr_blocks * DISKDUMP_BLOCK_SIZE;
+	int ret;
+
+	if (bytes > ndd->buf_size)
+		return -EINVAL;
+	if (rw)
+		memcpy(ndd->buf, buf, bytes);
+	ret = nvme_dump_rw_buf(part, rw, block_nr, nr_blocks);
 	if (!ret && !rw)
 		memcpy(buf, ndd->buf, bytes);
+	return ret;
+}
+
+/*
+ * Write the pages of a failed write of pages again, from copies in the data
+ * buffer.  A device may fail to read a page whose poison nobody had seen:
+ * the machine-check safe copy then costs that page, not the dump.
+ */
+static __diskdump_text int
+nvme_dump_rewrite(struct nvme_dump_dev *ndd, struct nvme_dump_slot *slot)
+{
+	unsigned int i;
+
+	pr_emerg("write of blocks %lu-%lu failed (status 0x%x): writing them again from a copy\n",
+		 slot->block_nr, slot->block_nr + slot->nr_blocks - 1,
+		 slot->status);
+	for (i = 0; i < slot->nr_blocks; i++)
+		diskdump_copy_page(ndd->buf + i * PAGE_SIZE, slot->pfns[i]);
+	return nvme_dump_rw_buf(slot->part, 1, slot->block_nr, slot->nr_blocks);
+}
+
+/* Note that the write in @slot may not have reached the disk. */
+static __diskdump_text void
+nvme_dump_lost(struct nvme_dump_dev *ndd, struct nvme_dump_slot *slot)
+{
+	ndd->write_failed = true;
+	ndd->bad_block = min(ndd->bad_block, slot->block_nr);
+}
+
+/*
+ * Wait for every write of pages, and write each failed one again.  Any
+ * write that still fails, or was in flight when the wait timed out, counts
+ * in bad_block.
+ */
+static __diskdump_text int nvme_dump_settle(struct nvme_dump_dev *ndd)
+{
+	struct nvme_dump_slot *slot;
+	int ret, err;
+
+	ret = nvme_dump_wait_slots(ndd, 0);
+	for (slot = ndd->slots; slot < ndd->slots + ndd->nr_slots; slot++) {
+		if (slot->busy) {		/* timed out */
+			nvme_dump_lost(ndd, slot);
+			continue;
+		}
+		if (!slot->failed)
+			continue;
+		slot->failed = false;
+		err = ret ? ret : nvme_dump_rewrite(ndd, slot);
+		if (err) {
+			nvme_dump_lost(ndd, slot);
+			ret = err;
+		}
+	}
+	return ret;
+}
+
+/* Can the controller read page @pfn where it is?  Its bus address if so. */
+static __diskdump_text bool
+nvme_dump_page_dma(struct nvme_dump_dev *ndd, unsigned long pfn,
+		   dma_addr_t *addr)
+{
+	*addr = phys_to_dma(ndd->q.dma_dev, PFN_PHYS(pfn));
+	return dma_capable(ndd->q.dma_dev, *addr, PAGE_SIZE, true);
+}
+
+static __diskdump_text int
+nvme_dump_write_pages(struct disk_dump_partition *part, unsigned long block_nr,
+		      const unsigned long *pfns, unsigned int nr_blocks)
+{
+	struct nvme_dump_dev *ndd = part->dev->priv;
+	struct nvme_dump_slot *slot = NULL;
+	dma_addr_t first, addr;
+	struct nvme_command c;
+	unsigned int i;
+	__le64 *list;
+	int ret;
+
+	if (!ndd->direct || nr_blocks > ARRAY_SIZE(slot->pfns))
+		return -ERANGE;
+	for (i = 0; i < nr_blocks; i++)
+		if (!nvme_dump_page_dma(ndd, pfns[i], &addr))
+			return -ERANGE;
+	if (ndd->broken || ndd->write_failed)
+		return -EIO;
+	ret = nvme_dump_setup_rw(part, &c, 1, block_nr, nr_blocks);
+	if (ret)
+		return ret;
+	/* A free slot; failed writes are written again first. */
+	ret = nvme_dump_wait_slots(ndd, ndd->nr_slots - 1);
+	for (i = 0; i < ndd->nr_slots; i++)
+		if (ret || ndd->slots[i].failed) {
+			ret = nvme_dump_settle(ndd);
+			break;
+		}
+	if (ret)
+		return ret;
+	for (i = 0; i < ndd->nr_slots; i++)
+		if (!ndd->slots[i].busy) {
+			slot = &ndd->slots[i];
+			break;
+		}
+	if (WARN_ON_ONCE(!slot))
+		return -EIO;
+
+	list = ndd->prps + (slot - ndd->slots + 1) * (PAGE_SIZE / sizeof(*list));
+	nvme_dump_page_dma(ndd, pfns[0], &first);
+	for (i = 1; i < nr_blocks; i++) {
+		nvme_dump_page_dma(ndd, pfns[i], &addr);
+		list[i - 1] = cpu_to_le64(addr);
+	}
+	nvme_dump_set_prps(&c, first, list, ndd->prps_dma +
+			   (slot - ndd->slots + 1) * PAGE_SIZE, nr_blocks);
+	memcpy(slot->pfns, pfns, nr_blocks * sizeof(*pfns));
+	slot->part = part;
+	slot->block_nr = block_nr;
+	slot->nr_blocks = nr_blocks;
+	slot->failed = false;
+	slot->busy = true;
+	ndd->max_busy = max(ndd->max_busy, ++ndd->busy);
+	ndd->writes++;
+	/* its wmb() orders the PRP list before the doorbell, too */
+	slot->cid = nvme_dump_submit(ndd, &c);
+	return 0;
+}
+
+static __diskdump_text int
+nvme_dump_drain(struct disk_dump_partition *part, unsigned long *bad_block)
+{
+	struct nvme_dump_dev *ndd = part->dev->priv;
+	int ret;
+
+	ret = nvme_dump_settle(ndd);
+	if (!ret && ndd->write_failed)
+		ret = -EIO;
+	/* bad_block is ULONG_MAX if no write was lost: the core trusts none */
+	if (ndd->writes)
+		pr_emerg("%u writes of pages, up to %u in flight\n",
+			 ndd->writes, ndd->max_busy);
+	if (ret)
+		*bad_block = ndd->bad_block;
 	return ret;
 }
 
@@ -268,10 +575,20 @@ static __diskdump_text int nvme_dump_sanity_check(struct disk_dump_device *dev)
 
 /*
  * Nothing to stop: the dump queue pair is ours alone, and commands in
- * flight on the other queues neither block it nor complete into it.
+ * flight on the other queues neither block it nor complete into it.  A
+ * write that failed for good on another partition is forgotten.
  */
 static __diskdump_text int nvme_dump_quiesce(struct disk_dump_device *dev)
 {
+	struct nvme_dump_dev *ndd = dev->priv;
+	unsigned int i;
+
+	for (i = 0; i < ndd->nr_slots; i++)
+		ndd->slots[i].failed = false;
+	ndd->write_failed = false;
+	ndd->bad_block = ULONG_MAX;
+	ndd->max_busy = 0;
+	ndd->writes = 0;
 	return 0;
 }
 
@@ -296,6 +613,8 @@ static const struct disk_dump_device_ops nvme_dump_ops = {
 	.quiesce	= nvme_dump_quiesce,
 	.shutdown	= nvme_dump_shutdown,
 	.rw_block	= nvme_dump_rw_block,
+	.write_pages	= nvme_dump_write_pages,
+	.drain		= nvme_dump_drain,
 };
 
 /* ------------------------------------------------------------------ */
@@ -441,7 +760,8 @@ static void nvme_dump_free(struct nvme_dump_dev *ndd)
 	if (ndd->buf)
 		dma_free_coherent(dma, ndd->buf_size, ndd->buf, ndd->buf_dma);
 	if (ndd->prps)
-		dma_free_coherent(dma, PAGE_SIZE, ndd->prps, ndd->prps_dma);
+		dma_free_coherent(dma, ndd->prps_size, ndd->prps,
+				  ndd->prps_dma);
 	if (ndd->sq)
 		dma_free_coherent(dma, PAGE_SIZE, ndd->sq, ndd->sq_dma);
 	if (ndd->cq)
@@ -458,8 +778,16 @@ static int nvme_dump_alloc(struct nvme_dump_dev *ndd, unsigned int *max_blocks)
 
 	ndd->sq = dma_alloc_coherent(dma, PAGE_SIZE, &ndd->sq_dma, GFP_KERNEL);
 	ndd->cq = dma_alloc_coherent(dma, PAGE_SIZE, &ndd->cq_dma, GFP_KERNEL);
-	ndd->prps = dma_alloc_coherent(dma, PAGE_SIZE, &ndd->prps_dma,
-				       GFP_KERNEL);
+	/* The slots' PRP lists only where pages are written where they are */
+	ndd->prps_size = ndd->direct ? NVME_DUMP_PRPS_SIZE : PAGE_SIZE;
+	ndd->prps = dma_alloc_coherent(dma, ndd->prps_size, &ndd->prps_dma,
+				       GFP_KERNEL | __GFP_NOWARN);
+	if (!ndd->prps && ndd->direct) {
+		ndd->direct = false;
+		ndd->prps_size = PAGE_SIZE;
+		ndd->prps = dma_alloc_coherent(dma, ndd->prps_size,
+					       &ndd->prps_dma, GFP_KERNEL);
+	}
 	if (!ndd->sq || !ndd->cq || !ndd->prps)
 		return -ENOMEM;
 	for (;;) {
@@ -498,6 +826,9 @@ static int nvme_dump_add_device(struct disk_dump_device *dev)
 		return ret;
 	}
 	ndd->depth = min_t(u32, NVME_DUMP_DEPTH, NVME_CAP_MQES(ctrl->cap) + 1);
+	ndd->nr_slots = min_t(u16, NVME_DUMP_SLOTS, ndd->depth - 1);
+	ndd->bad_block = ULONG_MAX;
+	ndd->direct = diskdump_dma_direct(ndd->q.dma_dev);
 	/* The controller's transfer limit (MDTS), and one PRP list page. */
 	max_blocks = min3(NVME_DUMP_MAX_BLOCKS,
 			  (ctrl->max_hw_sectors << SECTOR_SHIFT) / DISKDUMP_BLOCK_SIZE,
@@ -520,8 +851,10 @@ static int nvme_dump_add_device(struct disk_dump_device *dev)
 			 ret);
 		goto out_free;
 	}
-	dev_info(ctrl->device, "dump queue %u, %u entries, %u KiB per command\n",
-		 ndd->q.qid, ndd->depth, max_blocks * DISKDUMP_BLOCK_SIZE / 1024);
+	dev_info(ctrl->device, "dump queue %u, %u entries, %u KiB per command, %s\n",
+		 ndd->q.qid, ndd->depth, max_blocks * DISKDUMP_BLOCK_SIZE / 1024,
+		 ndd->direct ? "pages written where they are" :
+		 "pages copied to a mapped buffer");
 	dev->ops = &nvme_dump_ops;
 	dev->priv = ndd;
 	dev->max_blocks = max_blocks;
