@@ -10,6 +10,9 @@
  *
  * One command is in flight at a time, in a request and scsi_cmnd that were
  * allocated when the partition was configured, with a DMA buffer of its own.
+ * Where the HBA's DMA goes straight to memory, so that its queuecommand
+ * maps without taking a lock (diskdump_dma_direct()), the dump's pages are
+ * written from where they are, through a scatterlist over them.
  */
 
 #define pr_fmt(fmt) "scsi_dump: " fmt
@@ -17,6 +20,7 @@
 #include <linux/blkdev.h>
 #include <linux/delay.h>
 #include <linux/diskdump.h>
+#include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
 #include <linux/scatterlist.h>
@@ -42,10 +46,15 @@
  * struct scsi_dump_dev - what one SCSI disk needs at panic time
  * @sdev: the disk
  * @cmd: the one dump command, behind a request allocated with it
- * @sg: its single scatterlist entry, over @buf
+ * @sg: the scatterlist entry over @buf
+ * @pages: the scatterlist over the pages of a write_pages call
  * @buf: DMA buffer of SCSI_DUMP_MAX_BLOCKS blocks
  * @order: page order of @buf
+ * @max_segs: entries in a command's scatterlist, at most
+ * @max_seg_size: bytes in one entry, at most
+ * @seg_boundary: mask of the boundary that no entry may cross
  * @sense: sense data of the last command
+ * @direct: the HBA reads RAM pages at their bus address (write_pages)
  * @done: set by scsi_dump_done() when @cmd completes
  * @quiesced: the host was quiesced during this panic
  * @broken: a command timed out; the host still owns @cmd
@@ -54,9 +63,14 @@ struct scsi_dump_dev {
 	struct scsi_device *sdev;
 	struct scsi_cmnd *cmd;
 	struct scatterlist sg;
+	struct scatterlist pages[SCSI_DUMP_MAX_BLOCKS];
 	void *buf;
 	unsigned int order;
+	unsigned int max_segs;
+	unsigned int max_seg_size;
+	unsigned long seg_boundary;
 	u8 sense[SCSI_SENSE_BUFFERSIZE];
+	bool direct;
 	bool done;
 	bool quiesced;
 	bool broken;
@@ -79,10 +93,14 @@ __diskdump_text void scsi_dump_done(struct scsi_cmnd *cmd)
 		WRITE_ONCE(sdd->done, true);
 }
 
+/*
+ * Prepare the command: @cdb, moving @bytes bytes in direction @dir through
+ * the scatterlist @sgl of @nents entries, or through @buf if @sgl is NULL.
+ */
 static __diskdump_text void
 scsi_dump_prep(struct scsi_dump_dev *sdd, const u8 *cdb,
 	       unsigned int cdb_len, enum dma_data_direction dir,
-	       unsigned int bytes)
+	       unsigned int bytes, struct scatterlist *sgl, unsigned int nents)
 {
 	struct scsi_cmnd *cmd = sdd->cmd;
 
@@ -97,11 +115,15 @@ scsi_dump_prep(struct scsi_dump_dev *sdd, const u8 *cdb,
 	cmd->sense_buffer = sdd->sense;
 	memset(sdd->sense, 0, sizeof(sdd->sense));
 	memset(&cmd->sdb, 0, sizeof(cmd->sdb));
-	if (bytes) {
+	if (bytes && !sgl) {
 		sg_init_one(&sdd->sg, sdd->buf, bytes);
-		cmd->sdb.table.sgl = &sdd->sg;
-		cmd->sdb.table.nents = 1;
-		cmd->sdb.table.orig_nents = 1;
+		sgl = &sdd->sg;
+		nents = 1;
+	}
+	if (bytes) {
+		cmd->sdb.table.sgl = sgl;
+		cmd->sdb.table.nents = nents;
+		cmd->sdb.table.orig_nents = nents;
 		cmd->sdb.length = bytes;
 	}
 	cmd->transfersize = sdd->sdev->sector_size;
@@ -180,9 +202,10 @@ static __diskdump_text int scsi_dump_issue(struct scsi_dump_dev *sdd)
 }
 
 static __diskdump_text int
-scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
-	       unsigned int cdb_len, enum dma_data_direction dir,
-	       unsigned int bytes)
+scsi_dump_exec_sg(struct scsi_dump_dev *sdd, const u8 *cdb,
+		  unsigned int cdb_len, enum dma_data_direction dir,
+		  unsigned int bytes, struct scatterlist *sgl,
+		  unsigned int nents)
 {
 	unsigned int tries = 0, busy = 0;
 	int ret;
@@ -196,7 +219,7 @@ scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
 	 */
 	while (tries < SCSI_DUMP_RETRIES &&
 	       busy < SCSI_DUMP_TIMEOUT_US / SCSI_DUMP_BUSY_WAIT_US) {
-		scsi_dump_prep(sdd, cdb, cdb_len, dir, bytes);
+		scsi_dump_prep(sdd, cdb, cdb_len, dir, bytes, sgl, nents);
 		ret = scsi_dump_issue(sdd);
 		if (ret == -EBUSY)
 			busy++;
@@ -208,6 +231,15 @@ scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
 	pr_emerg("command 0x%02x still failing: %u retries, host busy for %u ms\n",
 		 cdb[0], tries, busy * (unsigned int)(SCSI_DUMP_BUSY_WAIT_US / USEC_PER_MSEC));
 	return -EIO;
+}
+
+/* A command through the DMA buffer (@bytes of it), or with no data. */
+static __diskdump_text int
+scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
+	       unsigned int cdb_len, enum dma_data_direction dir,
+	       unsigned int bytes)
+{
+	return scsi_dump_exec_sg(sdd, cdb, cdb_len, dir, bytes, NULL, 0);
 }
 
 /* Build READ/WRITE (10), or (16) past 2 TiB or 65535 sectors. */
@@ -226,24 +258,40 @@ scsi_dump_rw_cdb(u8 *cdb, int rw, u64 lba, u32 count)
 	return 10;
 }
 
+/*
+ * The CDB of a transfer of @nr_blocks blocks at block @block_nr of @part,
+ * or 0 if the partition or the disk cannot take it.
+ */
+static __diskdump_text unsigned int
+scsi_dump_part_cdb(struct disk_dump_partition *part, u8 *cdb, int rw,
+		   unsigned long block_nr, unsigned int nr_blocks)
+{
+	struct scsi_dump_dev *sdd = part->dev->priv;
+	unsigned int ssize = sdd->sdev->sector_size;
+	u64 byte_off = ((u64)part->start_sect << SECTOR_SHIFT) +
+		       (u64)block_nr * DISKDUMP_BLOCK_SIZE;
+
+	if (!nr_blocks || nr_blocks > SCSI_DUMP_MAX_BLOCKS || !ssize ||
+	    byte_off % ssize || block_nr + nr_blocks > part->nr_sects >> 3)
+		return 0;
+	return scsi_dump_rw_cdb(cdb, rw, div_u64(byte_off, ssize),
+				nr_blocks * DISKDUMP_BLOCK_SIZE / ssize);
+}
+
 static __diskdump_text int
 scsi_dump_rw_block(struct disk_dump_partition *part, int rw,
 		   unsigned long block_nr, void *buf,
 		   unsigned int nr_blocks)
 {
 	struct scsi_dump_dev *sdd = part->dev->priv;
-	unsigned int ssize = sdd->sdev->sector_size;
 	unsigned int bytes = nr_blocks * DISKDUMP_BLOCK_SIZE;
-	u64 byte_off = ((u64)part->start_sect << SECTOR_SHIFT) +
-		       (u64)block_nr * DISKDUMP_BLOCK_SIZE;
 	u8 cdb[16] = { };
 	unsigned int len;
 	int ret;
 
-	if (nr_blocks > SCSI_DUMP_MAX_BLOCKS || !ssize ||
-	    byte_off % ssize || block_nr + nr_blocks > part->nr_sects >> 3)
+	len = scsi_dump_part_cdb(part, cdb, rw, block_nr, nr_blocks);
+	if (!len)
 		return -EINVAL;
-	len = scsi_dump_rw_cdb(cdb, rw, div_u64(byte_off, ssize), bytes / ssize);
 	if (rw)
 		memcpy(sdd->buf, buf, bytes);
 	ret = scsi_dump_exec(sdd, cdb, len, rw ? DMA_TO_DEVICE : DMA_FROM_DEVICE,
@@ -251,6 +299,108 @@ scsi_dump_rw_block(struct disk_dump_partition *part, int rw,
 	if (!ret && !rw)
 		memcpy(buf, sdd->buf, bytes);
 	return ret;
+}
+
+/* May page @pfn join the scatterlist entry @sg, which ends right before it? */
+static __diskdump_text bool
+scsi_dump_seg_grows(struct scsi_dump_dev *sdd, struct scatterlist *sg,
+		    dma_addr_t addr)
+{
+	dma_addr_t start = addr - sg->length;
+
+	return sg->length + PAGE_SIZE <= sdd->max_seg_size &&
+	       (start & ~(dma_addr_t)sdd->seg_boundary) ==
+	       ((addr + PAGE_SIZE - 1) & ~(dma_addr_t)sdd->seg_boundary);
+}
+
+/*
+ * Describe as many of the @nr pages @pfns as one command takes with
+ * sdd->pages, runs of contiguous pages in one entry.  Returns how many, 0
+ * if the HBA cannot reach the first; *@nents is the entries used.
+ */
+static __diskdump_text unsigned int
+scsi_dump_map_pages(struct scsi_dump_dev *sdd, const unsigned long *pfns,
+		    unsigned int nr, unsigned int *nents)
+{
+	struct device *dma = sdd->sdev->host->dma_dev;
+	struct scatterlist *sg = NULL;
+	dma_addr_t addr, prev = 0;
+	unsigned int i, n = 0;
+
+	sg_init_table(sdd->pages, min(nr, sdd->max_segs));
+	for (i = 0; i < nr; i++) {
+		addr = phys_to_dma(dma, PFN_PHYS(pfns[i]));
+		if (!dma_capable(dma, addr, PAGE_SIZE, true))
+			break;
+		if (sg && pfns[i] == pfns[i - 1] + 1 &&
+		    addr == prev + PAGE_SIZE &&
+		    scsi_dump_seg_grows(sdd, sg, addr)) {
+			sg->length += PAGE_SIZE;
+		} else {
+			if (n == sdd->max_segs)
+				break;
+			sg = &sdd->pages[n++];
+			sg_set_page(sg, pfn_to_page(pfns[i]), PAGE_SIZE, 0);
+		}
+		prev = addr;
+	}
+	if (n && n < min(nr, sdd->max_segs))
+		sg_mark_end(&sdd->pages[n - 1]);
+	*nents = n;
+	return i;
+}
+
+/*
+ * Write pages from where they are, in as many commands as the HBA's
+ * scatterlist limits need.  A write that fails is done again from copies:
+ * the HBA may have failed to read a page whose poison nobody had seen, of
+ * which the machine-check safe copy loses only that page.
+ */
+static __diskdump_text int
+scsi_dump_write_pages(struct disk_dump_partition *part, unsigned long block_nr,
+		      const unsigned long *pfns, unsigned int nr_blocks)
+{
+	struct scsi_dump_dev *sdd = part->dev->priv;
+	unsigned int i, done, len, nents;
+	u8 cdb[16];
+	int ret;
+
+	if (!sdd->direct)
+		return -ERANGE;
+	while (nr_blocks) {
+		done = scsi_dump_map_pages(sdd, pfns, nr_blocks, &nents);
+		if (!done)
+			return -ERANGE;
+		memset(cdb, 0, sizeof(cdb));
+		len = scsi_dump_part_cdb(part, cdb, 1, block_nr, done);
+		if (!len)
+			return -EINVAL;
+		ret = scsi_dump_exec_sg(sdd, cdb, len, DMA_TO_DEVICE,
+					done * DISKDUMP_BLOCK_SIZE,
+					sdd->pages, nents);
+		if (ret && !sdd->broken) {
+			pr_emerg("write of blocks %lu-%lu failed (%d): writing them again from a copy\n",
+				 block_nr, block_nr + done - 1, ret);
+			for (i = 0; i < done; i++)
+				diskdump_copy_page(sdd->buf + i * PAGE_SIZE,
+						   pfns[i]);
+			ret = scsi_dump_exec(sdd, cdb, len, DMA_TO_DEVICE,
+					     done * DISKDUMP_BLOCK_SIZE);
+		}
+		if (ret)
+			return ret;
+		pfns += done;
+		block_nr += done;
+		nr_blocks -= done;
+	}
+	return 0;
+}
+
+/* write_pages waits for each write: nothing is left in flight. */
+static __diskdump_text int
+scsi_dump_drain(struct disk_dump_partition *part, unsigned long *bad_block)
+{
+	return 0;
 }
 
 static __diskdump_text int scsi_dump_sanity_check(struct disk_dump_device *dev)
@@ -324,6 +474,8 @@ static const struct disk_dump_device_ops scsi_dump_ops = {
 	.quiesce	= scsi_dump_quiesce,
 	.shutdown	= scsi_dump_shutdown,
 	.rw_block	= scsi_dump_rw_block,
+	.write_pages	= scsi_dump_write_pages,
+	.drain		= scsi_dump_drain,
 };
 
 static void *scsi_dump_probe(struct gendisk *disk)
@@ -350,6 +502,28 @@ static unsigned int scsi_dump_max_blocks(struct scsi_device *sdev)
 	unsigned int blocks = (sectors << SECTOR_SHIFT) / DISKDUMP_BLOCK_SIZE;
 
 	return clamp(blocks, 1U, (unsigned int)SCSI_DUMP_MAX_BLOCKS);
+}
+
+/*
+ * Can the HBA be handed the dump's pages where they are (not if its
+ * template says dump_copy_pages), and within which scatterlist limits (the
+ * request queue's, which are the HBA's)?  Entries
+ * are whole pages or runs of them, so a virt boundary above a page is the
+ * one limit they could not keep.
+ */
+static void scsi_dump_set_limits(struct scsi_dump_dev *sdd)
+{
+	struct request_queue *q = sdd->sdev->request_queue;
+
+	sdd->max_segs = min_t(unsigned int, queue_max_segments(q),
+			      SCSI_DUMP_MAX_BLOCKS);
+	sdd->max_seg_size = queue_max_segment_size(q);
+	sdd->seg_boundary = queue_segment_boundary(q);
+	sdd->direct = !sdd->sdev->host->hostt->dump_copy_pages &&
+		      diskdump_dma_direct(sdd->sdev->host->dma_dev) &&
+		      queue_virt_boundary(q) < PAGE_SIZE &&
+		      sdd->max_segs && sdd->max_seg_size >= PAGE_SIZE &&
+		      sdd->seg_boundary >= PAGE_SIZE - 1;
 }
 
 static int scsi_dump_add_device(struct disk_dump_device *dev)
@@ -405,6 +579,7 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	/* the HBA maps each command's buffer in queuecommand */
 	dev->dma_locks = diskdump_dma_takes_locks(shost->dma_dev, sdd->buf,
 						  PAGE_SIZE << sdd->order);
+	scsi_dump_set_limits(sdd);
 	dev->priv = sdd;
 	return 0;
 
