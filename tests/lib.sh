@@ -308,6 +308,7 @@ iommu_busy() {
 	esac
 	grep -q "not parked in" "$log" && fail "the busy CPU was not parked"
 	check_saved_dump "sysrq triggered crash" 2
+	check_direct copy
 	[ "$(part_sum "$BUSY_IMG" "$BUSY_PART")" = "$SUM2" ] || fail "the partition read during the crash changed"
 	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log"); sda2 unchanged"
 	note "$(grep -o 'diskdump: timers of other code armed [0-9]* times, never run; the first [a-z_]*' "$log" || echo 'no timer of other code armed while dumping')"
@@ -333,6 +334,16 @@ nvme_busy() {
 	expect_log "$log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
 	expect_log "$log" "trying partition 259:" "the NVMe partition was not tried"
 	DUMPDEV=/dev/nvme0n1p1 check_saved_dump "sysrq triggered crash" 2
+	# behind an IOMMU the pages are copied to the buffer mapped at arming
+	if [ -n "${IOMMU:-}" ]; then
+		expect_log "$dm" "nvme nvme0: dump queue .*, pages copied to a mapped buffer" "the dump queue would hand the IOMMU unmapped pages"
+		check_direct copy
+	else
+		expect_log "$dm" "nvme nvme0: dump queue .*, pages written where they are" "the dump queue copies every page"
+		check_direct direct
+		expect_log "$log" "nvme_dump: [0-9]+ writes of pages, up to [2-9] in flight" "never more than one write in flight"
+		note "$(grep -Eo 'nvme_dump: [0-9]+ writes of pages, up to [0-9]+ in flight' "$log" | head -1)"
+	fi
 	[ "$(part_sum "$WORK/dump.img" 2)" = "$sum2" ] || fail "nvme0n1p2 changed"
 	note "$(grep -o 'dump queue [0-9]*, [0-9]* entries, [0-9]* KiB per command' "$dm" | head -1); p2 unchanged"
 	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log")"
@@ -389,6 +400,26 @@ check_saved_dump() {
 		>"$WORK/check-vmcore.txt" || { cat "$WORK/check-vmcore.txt"; fail "vmcore contents"; }
 	note "$(grep '^pattern:' "$WORK/check-vmcore.txt")"
 	note "dump rate: $(grep -o 'dump complete.*' "$log" | head -1)"
+}
+
+# check_direct MODE: the console's count of the dump's pages that the
+# device read from where they were (write_pages) and of those copied.
+# MODE direct: all but at most 1% read by the device; copy: none (behind
+# an IOMMU, with swiotlb=force, or for an encrypted dump).
+check_direct() {
+	local line d c
+	line=$(grep -Eo 'diskdump: [0-9]+ pages read by the device itself, [0-9]+ copied' "$WORK/serial.log" | tail -1) || true
+	[ -n "$line" ] || fail "the console does not say how many pages the device read itself"
+	d=$(echo "$line" | awk '{print $2}')
+	c=$(echo "$line" | awk '{print $9}')
+	case $1 in
+	direct) [ "$d" -gt 0 ] && [ $((c * 100)) -le "$d" ] ||
+		fail "wanted the pages written from where they are, got: $line" ;;
+	copy) [ "$d" -eq 0 ] && [ "$c" -gt 0 ] ||
+		fail "wanted every page copied, got: $line" ;;
+	*) fail "check_direct $1: direct or copy" ;;
+	esac
+	note "${line#diskdump: }"
 }
 
 # check_cut_dump: a dump the kernel stopped writing part way (a second

@@ -9,6 +9,7 @@ expect_log "$dm" "scsi host0: ata_piix" "the disk is not behind ata_piix"
 grep -q "sym0:" "$log" && fail "an lsi53c895a is present: the dump could have gone through it"
 expect_log "$log" "trying partition 8:1 " "sda1 was not tried"
 check_saved_dump "sysrq triggered crash" 1
+check_direct direct
 note "$(grep -o 'diskdump: quiesced in [0-9]* ms' "$log" | head -1)"
 check_gdb
 check_readers "sysrq triggered crash" ddpattern 1 "__handle_sysrq|sysrq_handle_crash"

@@ -3,6 +3,7 @@
 # time cost 3 s): lsi-busy has the reset.
 dump_scenario ddtest=sysrq ddmib=16 ddtrigger=sysrq
 check_saved_dump "sysrq triggered crash" 1
+check_direct direct
 log=$WORK/serial.log
 expect_log "$log" "sym0: no command in flight: no bus reset" "quiesce reset an idle bus"
 ms=$(grep -o 'diskdump: quiesced in [0-9]* ms' "$log" | head -1 | grep -o '[0-9]* ms' | cut -d' ' -f1)

@@ -30,6 +30,7 @@ enc=$(find "$WORK/out/crash" -name vmcore.encrypted -type f | head -n1)
 info=$(dirname "$enc")/info
 [ "$(stat -c %a "$enc")" = 600 ] || fail "vmcore.encrypted mode is not 0600"
 info_is "$info" status complete
+check_direct copy
 info_is "$info" format "encrypted partition image"
 info_is "$info" encryption "chacha20-poly1305, RSA-2048"
 info_is "$info" key_id "sha256:$(sha256sum "$WORK/key.der" | cut -d' ' -f1)"

@@ -1,6 +1,9 @@
-# An I/O error part way through the dump: QEMU's blkdebug fails one write to
-# block 3000 of sda1 (once).  diskdump must stop there, leave sda1 with a
-# final header saying incomplete / io-error, and dump to sdb1 on another
+# I/O errors part way through the dump, from QEMU's blkdebug on sda1: the
+# write of block 1500 fails once, every write of block 3000 fails.  The
+# first write of block 1500's batch (the HBA reading the pages where they
+# are) fails, and is done again from copies: the dump goes on.  At block
+# 3000 the second try fails too: diskdump must stop there, leave sda1 with
+# a final header saying incomplete / io-error, and dump to sdb1 on another
 # disk.  savecore saves both and says which is which.
 mk_dump_disk "$WORK/a.img" 300
 mk_dump_disk "$WORK/b.img" 300
@@ -13,8 +16,14 @@ cat >"$WORK/blkdebug.conf" <<CONF
 event = "write_aio"
 iotype = "write"
 errno = "5"
-sector = "$bad"
+sector = "$((start + 1500 * 8))"
 once = "on"
+
+[inject-error]
+event = "write_aio"
+iotype = "write"
+errno = "5"
+sector = "$bad"
 CONF
 mk_out_disk "$WORK/out.img" 900
 run_qemu "$WORK/serial.log" "ddtest=armonly dddevs=/dev/sda1,/dev/sdb1" \
@@ -25,6 +34,17 @@ note "qemu ran ${QEMU_SECONDS}s for both boots"
 extract_out
 log=$WORK/serial.log
 expect_log "$log" "trying partition 8:1 " "sda1 was not tried first"
+# two writes failed and were done again from copies: block 1500's batch
+# (which then went through) and block 3000's (which failed again)
+grep -Eo 'scsi_dump: write of blocks [0-9]+-[0-9]+ failed \(-5\): writing them again from a copy' "$log" |
+	grep -Eo '[0-9]+-[0-9]+' >"$WORK/rewrites.txt" || true
+[ "$(wc -l <"$WORK/rewrites.txt")" = 2 ] || { cat "$WORK/rewrites.txt"; fail "wanted two writes done again from copies"; }
+n=0
+for want in 1500 3000; do
+	n=$((n + 1))
+	IFS=- read -r lo hi < <(sed -n "${n}p" "$WORK/rewrites.txt")
+	[ "$lo" -le "$want" ] && [ "$want" -le "$hi" ] || fail "rewrite $n was of blocks $lo-$hi, not of block $want's batch"
+done
 expect_log "$log" "diskdump: dump failed \(-5\) after [0-9]+ pages" "the write error did not stop the dump on sda1"
 expect_log "$log" "trying partition 8:17 " "sdb1 was not tried after the error"
 ia=$(info_of /dev/sda1)
@@ -39,7 +59,7 @@ saved=$(grep '^saved_pages:' "$ia" | cut -d' ' -f2)
 # that holds it, at most a batch under 3000 - data_block pages in
 # (batches are of up to 256 blocks)
 [ "$saved" -gt $((3000 - 256 - 16)) ] && [ "$saved" -lt 3000 ] || fail "sda1: $saved pages saved, expected just under 3000"
-note "sda1: incomplete, io-error, $saved pages saved (error at block 3000)"
+note "sda1: block 1500's batch written again from copies, then incomplete, io-error, $saved pages saved (error at block 3000)"
 python3 tests/check-vmcore.py "$(dirname "$ib")/vmcore" --pattern "$WORK/out/pattern.txt" --cpus 1 \
 	>"$WORK/check.txt" || { cat "$WORK/check.txt"; fail "the vmcore from sdb1"; }
 note "sdb1: $(grep '^pattern:' "$WORK/check.txt")"

@@ -41,7 +41,7 @@ r=$WORK/out/smoke.txt
 [ -f "$r" ] || fail "the guest wrote no results"
 cat "$r" | sed 's/^/    /'
 for bad in "bogus" "bogus /dev/sda1" "add" "add /dev/nonexistent" "add 4095:1048575" "remove /dev/sda1" \
-	   "add /dev/sda1 extra words" "add sda1" "add 8:1" "key zz" "key 0102" \
+	   "add /dev/sda1 extra words" "add sda1" "pages zero" "add 8:1" "key zz" "key 0102" \
 	   "key 3082010a02820101" "key 123" "add /dev/sda2" "add PARTUUID=deadbeef-09" \
 	   "key with e = 3" "key with e = 1" "cert zz" "cert 3082" "self-signed cert"; do
 	grep -qxF "REFUSED: $bad" "$r" || fail "'$bad' was not refused"
@@ -69,13 +69,14 @@ for msg in "usage: 'add DEVICE' or 'remove DEVICE'" "unknown command 'bogus'" \
 	   "key: RSA public exponent 3; an odd exponent of at least 65537 is needed" \
 	   "key: RSA public exponent 1; an odd exponent of at least 65537 is needed" \
 	   "cert: not hex" "cert: malformed, or its signature does not verify" \
-	   "cert: not signed by a key in the kernel's trusted keyrings"; do
+	   "cert: not signed by a key in the kernel's trusted keyrings" \
+	   "pages: 'zero' is neither 'direct' (devices read the pages where they are) nor 'copy' (every page copied first)"; do
 	grep -qF "$msg" "$WORK/out/smoke-dmesg.txt" || fail "no kernel message '$msg'"
 done
 grep -q "^REFUSED: key 0000" "$r" || fail "a 700-byte key was not refused"
 sed -n '/--- \/proc\/diskdump armed/,/---/p' "$r" | grep -qx "# encryption: none" ||
 	fail "/proc/diskdump does not say that dumps are not encrypted"
-note "21 bad inputs refused with messages (7 bad keys: e = 3, e = 1 among them; 3 bad certificates: a self-signed one among them; an unformatted partition, an unknown PARTUUID); root-only; add/list/remove work, by PARTUUID too"
+note "22 bad inputs refused with messages (7 bad keys: e = 3, e = 1 among them; 3 bad certificates: a self-signed one among them; an unformatted partition, an unknown PARTUUID); root-only; add/list/remove work, by PARTUUID too"
 
 # diskdumpctl: refuses an unformatted partition, adds, lists, stops, arms,
 # removes, keeping the config file in step; bad usage exits 2.

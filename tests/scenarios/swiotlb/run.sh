@@ -17,5 +17,6 @@ expect_log "$log" "scsi_dump_test: CPU [0-9]+ maps and unmaps for host 0 1 ms at
 	"the other CPU did not map for host 0"
 grep -q "not parked in" "$log" && fail "the mapping CPU was not parked"
 check_saved_dump "sysrq triggered crash" 2
+check_direct copy
 [ "$(part_sum "$BUSY_IMG" "$BUSY_PART")" = "$SUM2" ] || fail "the partition read during the crash changed"
 note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log"); $(grep -o 'software IO TLB: area num.*' "$WORK/out/dmesg-boot2.txt"); sdb1 unchanged"
