@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Check the T10 protection information that a QEMU nvme-ns with ms=8 and
-pi=1 keeps for a range of blocks.
+pi=1, 2 or 3 keeps for a range of blocks.
 
 QEMU stores a namespace with metadata as all the logical blocks' data, then
 all their metadata (8 bytes a block here: the PI tuple, big endian: guard =
 CRC-16/T10-DIF of the block's 512 bytes, application tag, reference tag =
 the block's LBA, low 32 bits).
 
-usage: nvme-pi-check.py IMAGE FIRST_LBA NR_LBAS SAMPLES
+usage: nvme-pi-check.py IMAGE FIRST_LBA NR_LBAS SAMPLES [PI_TYPE]
 
 Reads the 4 KiB dump blocks [FIRST_LBA, FIRST_LBA + NR_LBAS) in whole
 blocks of 8 LBAs: the first 64 and SAMPLES more chosen at random.  Each
-LBA's tuple must be a valid one with its own reference tag; the escape
+LBA's tuple must be a valid one, with its own LBA as reference tag for
+PI types 1 and 2 (the default is 1; type 3 does not tie the reference tag
+to the LBA, so only the guard is checked); the escape
 (application tag 0xffff, what the host wrote before the guest ran) counts
 as a failure, since every block checked was written by the guest.  Prints
 "pi: N lbas checked, N bad"; exit status 1 if any is bad.
@@ -48,6 +50,9 @@ def crc_t10dif(data):
 
 def main():
     image, first, count, samples = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    pi_type = int(sys.argv[5]) if len(sys.argv) > 5 else 1
+    if pi_type not in (1, 2, 3):
+        sys.exit(f"nvme-pi-check: PI type {pi_type}: 1, 2 or 3")
     size = os.path.getsize(image)
     nlbas = size // (LBA + MS)
     moff = nlbas * LBA
@@ -70,7 +75,8 @@ def main():
                 lba = lba0 + i
                 want = crc_t10dif(data[i * LBA:(i + 1) * LBA])
                 checked += 1
-                if app == 0xFFFF or guard != want or ref != lba & 0xFFFFFFFF:
+                ref_ok = pi_type == 3 or ref == lba & 0xFFFFFFFF
+                if app == 0xFFFF or guard != want or not ref_ok:
                     bad += 1
                     if bad <= 5:
                         print(f"lba {lba}: guard {guard:#06x} (want {want:#06x}) app {app:#06x} ref {ref:#x}")
