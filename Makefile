@@ -9,7 +9,7 @@ FRAGS   := configs/qemu-guest.config
 KERNEL  := $(KOBJ)/arch/x86/boot/bzImage
 INITRD  := $(BUILD)/initramfs.cpio.gz
 
-.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo debs debs-kernel series series-check series-verify bench bench-kdump bench-parts clean
+.PHONY: all deps tree kernel tools initramfs unit lint scenarios scenario check demo debs debs-kernel series series-check series-verify bench bench-kdump bench-parts bench-side clean
 
 all: kernel tools
 
@@ -69,7 +69,12 @@ series-verify: deps
 # benchmarks, not part of make check
 bench: deps
 	@bench/timers.sh
+	@bench/side.sh
 	@bench/kdump.sh
+
+# diskdump and kdump side by side, lsi and NVMe (BENCH_SIZES="512 2048 4096")
+bench-side: deps
+	@bench/side.sh
 
 # only diskdump against kdump (BENCH_SIZES="512 2048" by default)
 bench-kdump: deps

@@ -1,5 +1,6 @@
 #!/bin/bash
-# diskdump against kdump on the same QEMU guest (TCG, lsi53c895a disk).
+# diskdump against kdump on the same QEMU guest (TCG, lsi53c895a disk, or
+# NVMe with BENCH_DISK=nvme).
 # For each memory size (BENCH_SIZES, MiB; default "512 2048"):
 #   dd-0     diskdump, dump level 0, savecore ELF: the raw O_DIRECT write
 #            rate of the same disk (rawrate on sda2) vs diskdump's own;
@@ -18,45 +19,15 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 sizes=${BENCH_SIZES:-512 2048}
 crashkernel=${BENCH_CRASHKERNEL:-192M}
-out=$top/build/bench/kdump
+out=$top/build/bench/kdump${BENCH_DISK:+-$BENCH_DISK}
 mkdir -p "$out"
-[ -n "${BENCH_REPORT_ONLY:-}" ] || make -s kernel initramfs tools
+# BENCH_NO_BUILD=1: the kernel and initramfs as they are in build/
+[ -n "${BENCH_REPORT_ONLY:-}${BENCH_NO_BUILD:-}" ] || make -s kernel initramfs tools
 command -v gnuplot >/dev/null || apt-get install -y -q gnuplot-nox >/dev/null 2>&1 || true
 [ -n "${BENCH_REPORT_ONLY:-}" ] || bench/mk-initramfs.sh build/initramfs.cpio.gz "$out/initrd.gz"
 KERNEL=build/obj/arch/x86/boot/bzImage
 QEMU_TIMEOUT=${QEMU_TIMEOUT:-900}
-
-# run NAME MEM APPEND: one boot-crash-save cycle, serial log with host times.
-run() {
-	local name=$1 mem=$2 append=$3 w=$out/$1
-	# BENCH_ONLY=NAME: just that run (to try one), and no report;
-	# BENCH_REPORT_ONLY=1: no runs, the report of the last ones
-	[ -z "${BENCH_REPORT_ONLY:-}" ] || return 0
-	[ -z "${BENCH_ONLY:-}" ] || [ "$BENCH_ONLY" = "$name" ] || return 0
-	# PART_MIB: the dump partition's size (default: RAM + 96 MiB)
-	local part=${PART_MIB:-$((mem + 96))}
-	rm -rf "$w" && mkdir -p "$w"
-	truncate -s $((part + 416))M "$w/dump.img"
-	printf 'start=2048, size=%d, type=83\nstart=%d, size=%d, type=83\n' \
-		$((part * 2048)) $((part * 2048 + 2048)) $((256 * 2048)) |
-		sfdisk -q "$w/dump.img" >/dev/null
-	truncate -s $((mem * 2 + 1024))M "$w/out.img"
-	mkfs.ext4 -q -F "$w/out.img"
-	debugfs -w -R "write $top/$KERNEL bzImage" "$w/out.img" >/dev/null 2>&1
-	debugfs -w -R "write $out/initrd.gz initrd.gz" "$w/out.img" >/dev/null 2>&1
-	echo "bench: $name (${mem} MiB)" >&2
-	timeout -k 5 "$QEMU_TIMEOUT" bench/serial-ts.py "$w/serial.log" qemu-system-x86_64 \
-		-accel tcg -m "${mem}M" -smp 1 -nodefaults -no-user-config -display none \
-		-serial stdio -monitor none -kernel "$KERNEL" -initrd "$out/initrd.gz" \
-		-append "console=ttyS0 panic=1 oops=panic loglevel=6 nokaslr ddmib=64 $append" \
-		-drive "file=$w/out.img,if=virtio,format=raw" \
-		-device lsi53c895a,id=scsi0 -drive "file=$w/dump.img,if=none,format=raw,id=dd0" \
-		-device scsi-hd,drive=dd0,bus=scsi0.0 >/dev/null ||
-		{ tail -30 "$w/serial.log" >&2; echo "bench: $name failed" >&2; return 1; }
-	rm -rf "$w/files" && mkdir -p "$w/files"
-	debugfs -R "rdump / $w/files" "$w/out.img" >/dev/null 2>&1
-	rm -f "$w/out.img" "$w/dump.img"
-}
+. bench/run.sh
 
 # BENCH_PARTS_ONLY=1: only the partition-size sweep at level 31 (a 512 MiB
 # guest; partitions of BENCH_PARTS MiB, default "600 2048 8192"), with

@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Tables of bench/side.sh from its run directories:
+side-report.py OUTDIR "SIZES" "DISKS" RUNS ["RATE_DISKS"]
+Each cell is the minimum / median of its runs; a ratio is of the medians."""
+import os
+import re
+import statistics
+import sys
+
+from serial_log import first, grab, read
+
+out, sizes, disks, runs = (sys.argv[1], [int(s) for s in sys.argv[2].split()],
+                           sys.argv[3].split(), int(sys.argv[4]))
+rate_disks = sys.argv[5].split() if len(sys.argv) > 5 else disks
+MiB = 1 << 20
+
+
+def runs_of(name):
+    """The serial logs of the runs NAME-1..NAME-RUNS that exist."""
+    logs = []
+    for i in range(1, runs + 1):
+        if os.path.exists(os.path.join(out, '%s-%d' % (name, i), 'serial.log')):
+            logs.append(('%s-%d' % (name, i), read(out, '%s-%d' % (name, i))))
+    return logs
+
+
+def since_panic(run, lines, pat):
+    t0 = first(lines, r'Kernel panic - not syncing')
+    t1 = first(lines, pat)
+    if t0 is None or t1 is None:
+        raise SystemExit('%s: no panic line or no line matching %r' % (run, pat))
+    return t1 - t0
+
+
+def cell(values, fmt='%.2f'):
+    if not values:
+        return 'n/a'
+    return (fmt + ' / ' + fmt) % (min(values), statistics.median(values))
+
+
+def med(values):
+    return statistics.median(values) if values else float('nan')
+
+
+def rates(name):
+    """diskdump's level-0 rate and the raw rates, MiB/s, per run."""
+    dd, raw1m, raw128 = [], [], []
+    for run, s in runs_of(name):
+        pages, ms = map(int, grab(s, r'dump complete: (\d+) pages in (\d+) ms'))
+        dd.append(pages * 4096 / MiB / (ms / 1000))
+        for _, text in s:
+            m = re.search(r'RAWRATE: \d+ MiB in (\d+) KiB writes, [\d.]+ s, ([\d.]+) MiB/s', text)
+            if m:
+                (raw1m if m.group(1) == '1024' else raw128).append(float(m.group(2)))
+    return dd, raw1m, raw128
+
+
+print('## diskdump and kdump side by side (`make bench-side`), QEMU TCG, 1 CPU\n')
+print('Minimum / median of %d runs a cell; ratios of the medians.  Times in seconds' % runs)
+print('from the panic message, on the host clock.\n')
+
+print('### 1. Panic to the dump safe on disk, level 31\n')
+print('diskdump: "dump complete" (written and flushed, in the panicking kernel).  kdump, on')
+print('the same machine (the same dump disk attached, its controller probed by every kernel):')
+print('makedumpfile -c -d 31 done in the capture kernel.  Goal: diskdump <= 0.1 of kdump.\n')
+print('| RAM | dump disk | diskdump | kdump (capture kernel up) | kdump, saved | ratio | goal |')
+print('| --- | --- | --- | --- | --- | --- | --- |')
+kd = {}
+for mem in sizes:
+    for disk in disks:
+        k = runs_of('kdump-%s-%d' % (disk, mem))
+        kd[mem, disk] = {
+            'up': [since_panic(r, s, r'KDUMP: capture kernel up') for r, s in k],
+            'saved': [since_panic(r, s, r'KDUMP: saved rc=0') for r, s in k],
+            'back': [since_panic(r, s, r'BENCH: back in service') for r, s in k],
+            'ck': [int(grab(s, r'crashkernel reservation (\d+) bytes')[0]) for _, s in k],
+        }
+        d = runs_of('dd31-%s-%d' % (disk, mem))
+        safe = [since_panic(r, s, r'diskdump: dump complete') for r, s in d]
+        ratio = med(safe) / med(kd[mem, disk]['saved'])
+        print('| %d MiB | %s | %s | %s | %s | %.3f | %s |' %
+              (mem, disk, cell(safe), cell(kd[mem, disk]['up']), cell(kd[mem, disk]['saved']),
+               ratio, 'met' if ratio <= 0.1 else 'not met'))
+
+print('\n### 2. Panic to back in service, the dump saved as a file\n')
+print('diskdump: reboot into the production kernel, savecore -F kdump done at boot.')
+print('kdump: makedumpfile done, then the reboot into the production kernel, up.')
+print('Goal: diskdump <= 0.7 of kdump.\n')
+print('| RAM | dump disk | diskdump | kdump | ratio | goal |')
+print('| --- | --- | --- | --- | --- | --- |')
+for mem in sizes:
+    for disk in disks:
+        d = runs_of('dd31-%s-%d' % (disk, mem))
+        back = [since_panic(r, s, r'savecore: saved') for r, s in d]
+        ratio = med(back) / med(kd[mem, disk]['back'])
+        print('| %d MiB | %s | %s | %s | %.2f | %s |' %
+              (mem, disk, cell(back), cell(kd[mem, disk]['back']), ratio,
+               'met' if ratio <= 0.7 else 'not met'))
+
+with open(os.path.join(out, 'plot.dat'), 'w') as f:
+    f.write('# RAM, then per disk (%s): diskdump safe, kdump saved, diskdump back, kdump back\n'
+            % ' '.join(disks))
+    for mem in sizes:
+        row = [mem]
+        for disk in disks:
+            d = runs_of('dd31-%s-%d' % (disk, mem))
+            row += [med([since_panic(r, s, r'diskdump: dump complete') for r, s in d]),
+                    med(kd[mem, disk]['saved']),
+                    med([since_panic(r, s, r'savecore: saved') for r, s in d]),
+                    med(kd[mem, disk]['back'])]
+        f.write(' '.join('%g' % v for v in row) + '\n')
+
+print('\n### 3. Write rate at panic, level 0, against the raw disk\n')
+print('raw: O_DIRECT writes of zeroes to the same disk\'s other partition, in the guest')
+print('just before the panic (rawrate).  Goal: diskdump >= 0.9 of raw with 1 MiB writes.\n')
+print('| RAM | dump disk | raw, 128 KiB writes | raw, 1 MiB writes | diskdump | diskdump / raw 1 MiB | goal |')
+print('| --- | --- | --- | --- | --- | --- | --- |')
+for mem in sizes:
+    for disk in rate_disks:
+        dd, raw1m, raw128 = rates('rate-%s-%d' % (disk, mem))
+        if not dd:
+            continue
+        ratio = med(dd) / med(raw1m)
+        print('| %d MiB | %s | %s | %s | %s | %.2f | %s |' %
+              (mem, disk, cell(raw128, '%.0f'), cell(raw1m, '%.0f'), cell(dd, '%.0f'), ratio,
+               'met' if ratio >= 0.9 else 'not met'))
+
+print('\n### 4. Memory set aside\n')
+print('| RAM | kdump: crashkernel= reservation | diskdump: core buffers (/proc/diskdump buffer_bytes) | diskdump: driver buffers |')
+print('| --- | --- | --- | --- |')
+for mem in sizes:
+    bb = []
+    drv = []
+    for disk in disks:
+        for i in range(1, runs + 1):
+            path = os.path.join(out, 'dd31-%s-%d-%d' % (disk, mem, i), 'files', 'proc-diskdump.txt')
+            if os.path.exists(path):
+                m = re.search(r'^# buffer_bytes: (\d+)', open(path).read(), re.M)
+                if m:
+                    bb.append(int(m.group(1)))
+                break
+        dm = os.path.join(out, 'dd31-%s-%d-1' % (disk, mem), 'files', 'dmesg-boot1.txt')
+        if disk == 'nvme' and os.path.exists(dm):
+            m = re.search(r'dump queue \d+, \d+ entries, (\d+) KiB per command', open(dm).read())
+            if m:
+                drv.append('NVMe: %s KiB data buffer, 9 PRP list pages, 2 queue pages' % m.group(1))
+        elif disk != 'nvme':
+            drv.append('SCSI: 1 MiB DMA buffer per disk')
+    print('| %d MiB | %.0f MiB, from boot | %.0f KiB, when a partition is armed | %s |' %
+          (mem, med(kd[mem, disks[0]]['ck']) / MiB, max(bb) / 1024 if bb else 0, '; '.join(drv)))
