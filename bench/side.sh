@@ -2,7 +2,7 @@
 # diskdump and kdump side by side (issue 18): the same guest, disks and
 # workload, for each memory size (BENCH_SIZES, MiB; default "512 2048
 # 4096") and dump disk (BENCH_DISKS; default "lsi nvme"), BENCH_RUNS runs a
-# cell (default 2):
+# cell (default 3):
 #   rate-DISK-MEM-N   diskdump at level 0, QEMU ending at the reboot: its
 #                     write rate at panic against the raw O_DIRECT rate of
 #                     the same disk (rawrate, 128 KiB and 1 MiB writes), on
@@ -25,7 +25,7 @@ cd "$top"
 sizes=${BENCH_SIZES:-512 2048 4096}
 disks=${BENCH_DISKS:-lsi nvme}
 rate_disks=${BENCH_RATE_DISKS:-lsi ahci nvme}
-runs=${BENCH_RUNS:-2}
+runs=${BENCH_RUNS:-3}
 crashkernel=${BENCH_CRASHKERNEL:-192M}
 out=$top/build/bench/side
 mkdir -p "$out"
