@@ -678,20 +678,14 @@ static __diskdump_text int dd_write_bitmaps(struct disk_dump_partition *part,
 	return 0;
 }
 
-/* Copy one page into the I/O buffer; a page that cannot be read is marked. */
-/**
- * diskdump_copy_page - copy a RAM page for the dump
- * @dst: where to, a page
- * @pfn: the page
- *
- * Where the architecture has a machine-check safe copy, a page whose
- * poison nobody has seen yet costs that page, not the dump; it needs the
- * page mapped, which copy_from_kernel_nofault() does not.  A page that
- * cannot be read is written as 0xdd bytes and counted in the header.  For
- * the core, and for a driver writing again, from a copy, a page that its
- * device failed to read in write_pages.
+/*
+ * Copy page @pfn for the dump.  Where the architecture has a machine-check
+ * safe copy, a page whose poison nobody has seen yet costs that page, not
+ * the dump; it needs the page mapped, which copy_from_kernel_nofault()
+ * does not.  A page that cannot be read is written as 0xdd bytes and
+ * counted in the header.
  */
-__diskdump_text void diskdump_copy_page(void *dst, unsigned long pfn)
+static __diskdump_text void dd_copy_page(void *dst, unsigned long pfn)
 {
 	void *src = pfn_to_kaddr(pfn);
 	bool failed;
@@ -706,7 +700,27 @@ __diskdump_text void diskdump_copy_page(void *dst, unsigned long pfn)
 		dd_run.unreadable_pages++;
 	}
 }
-EXPORT_SYMBOL_GPL(diskdump_copy_page);
+
+/**
+ * diskdump_copy_pages - copy RAM pages for the dump
+ * @dst: where to, @nr pages
+ * @pfns: the pages
+ * @nr: how many
+ *
+ * The machine-check safe copy of each page (see dd_copy_page()), one after
+ * the other in @dst: for the core, whose device cannot read them where
+ * they are, and for a driver writing a failed write_pages again from
+ * copies (its device may have failed to read a poisoned page).
+ */
+__diskdump_text void diskdump_copy_pages(void *dst, const unsigned long *pfns,
+					 unsigned int nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < nr; i++)
+		dd_copy_page(dst + i * PAGE_SIZE, pfns[i]);
+}
+EXPORT_SYMBOL_GPL(diskdump_copy_pages);
 
 /*
  * Can the device read page @pfn itself (write_pages)?  Not under "pages
@@ -735,7 +749,6 @@ struct dd_batch {
 static __diskdump_text int
 dd_flush_batch(struct disk_dump_partition *part, struct dd_batch *b)
 {
-	unsigned int i;
 	int ret = -ERANGE;
 
 	if (!b->n)
@@ -745,9 +758,7 @@ dd_flush_batch(struct disk_dump_partition *part, struct dd_batch *b)
 						  b->n);
 	if (ret == -ERANGE) {
 		if (b->direct)
-			for (i = 0; i < b->n; i++)
-				diskdump_copy_page(dd_cfg.io_buf + i * PAGE_SIZE,
-						   dd_run.pfns[i]);
+			diskdump_copy_pages(dd_cfg.io_buf, dd_run.pfns, b->n);
 		ret = dd_write_data(part, b->start, dd_cfg.io_buf, b->n);
 	} else if (ret) {
 		dd_run.io_errors++;
@@ -797,7 +808,7 @@ dd_add_page(struct disk_dump_partition *part, struct dd_batch *b,
 	if (direct)
 		dd_run.pfns[b->n] = pfn;
 	else
-		diskdump_copy_page(dd_cfg.io_buf + b->n * PAGE_SIZE, pfn);
+		dd_copy_page(dd_cfg.io_buf + b->n * PAGE_SIZE, pfn);
 	b->n++;
 	return 0;
 }

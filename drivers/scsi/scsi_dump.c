@@ -361,7 +361,7 @@ scsi_dump_write_pages(struct disk_dump_partition *part, unsigned long block_nr,
 		      const unsigned long *pfns, unsigned int nr_blocks)
 {
 	struct scsi_dump_dev *sdd = part->dev->priv;
-	unsigned int i, done, len, nents;
+	unsigned int done, len, nents;
 	u8 cdb[16];
 	int ret;
 
@@ -381,9 +381,7 @@ scsi_dump_write_pages(struct disk_dump_partition *part, unsigned long block_nr,
 		if (ret && !sdd->broken) {
 			pr_emerg("write of blocks %lu-%lu failed (%d): writing them again from a copy\n",
 				 block_nr, block_nr + done - 1, ret);
-			for (i = 0; i < done; i++)
-				diskdump_copy_page(sdd->buf + i * PAGE_SIZE,
-						   pfns[i]);
+			diskdump_copy_pages(sdd->buf, pfns, done);
 			ret = scsi_dump_exec(sdd, cdb, len, DMA_TO_DEVICE,
 					     done * DISKDUMP_BLOCK_SIZE);
 		}

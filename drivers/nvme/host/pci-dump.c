@@ -413,13 +413,10 @@ nvme_dump_rw_block(struct disk_dump_partition *part, int rw,
 static __diskdump_text int
 nvme_dump_rewrite(struct nvme_dump_dev *ndd, struct nvme_dump_slot *slot)
 {
-	unsigned int i;
-
 	pr_emerg("write of blocks %lu-%lu failed (status 0x%x): writing them again from a copy\n",
 		 slot->block_nr, slot->block_nr + slot->nr_blocks - 1,
 		 slot->status);
-	for (i = 0; i < slot->nr_blocks; i++)
-		diskdump_copy_page(ndd->buf + i * PAGE_SIZE, slot->pfns[i]);
+	diskdump_copy_pages(ndd->buf, slot->pfns, slot->nr_blocks);
 	return nvme_dump_rw_buf(slot->part, 1, slot->block_nr, slot->nr_blocks);
 }
 
