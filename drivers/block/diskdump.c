@@ -1988,59 +1988,65 @@ static int dd_set_level(const char *arg)
 }
 
 /*
- * "check dump" (the default): at panic, check the blocks the dump will
- * write and the last one; "check all": every block of the partition.
+ * A setting of two words ("check dump|all", "pages direct|copy"): what
+ * each means, for the error, and what is logged once it is set.
  */
-static int dd_set_check(const char *arg)
-{
-	bool all;
+struct dd_choice {
+	const char *cmd;
+	const char *off, *off_means;	/* the default */
+	const char *on, *on_means;
+	const char *what, *off_set, *on_set;
+};
 
-	if (!strcmp(arg, "all")) {
-		all = true;
-	} else if (!strcmp(arg, "dump")) {
-		all = false;
+/* Set the configuration flag @flag from "CMD @arg", @arg one of @c's words. */
+static int dd_set_choice(const struct dd_choice *c, const char *arg, bool *flag)
+{
+	bool on;
+
+	if (!strcmp(arg, c->on)) {
+		on = true;
+	} else if (!strcmp(arg, c->off)) {
+		on = false;
 	} else {
-		pr_err("check: '%s' is neither 'dump' (the blocks a dump writes) nor 'all' (every block)\n",
-		       arg);
+		pr_err("%s: '%s' is neither '%s' (%s) nor '%s' (%s)\n", c->cmd, arg,
+		       c->off, c->off_means, c->on, c->on_means);
 		return -EINVAL;
 	}
 	mutex_lock(&dd_mutex);
 	dd_config_begin();
-	dd_cfg.check_all = all;
+	*flag = on;
 	dd_config_commit();
 	mutex_unlock(&dd_mutex);
-	pr_info("panic-time check: %s\n", all ? "every block" : "the blocks a dump writes");
+	pr_info("%s: %s\n", c->what, on ? c->on_set : c->off_set);
 	return 0;
 }
 
 /*
- * "pages direct": a device that can read the dump's pages where they are
- * does.  "pages copy": every page goes through the machine-check safe
- * copy, for platforms where a device reading memory poison no one has
- * seen yet is a fatal error rather than a failed write.
+ * "check dump" (the default): at panic, check the blocks the dump will
+ * write and the last one; "check all": every block of the partition.
  */
-static int dd_set_pages(const char *arg)
-{
-	bool copy;
+static const struct dd_choice dd_check_choice = {
+	.cmd = "check",
+	.off = "dump", .off_means = "the blocks a dump writes",
+	.on = "all", .on_means = "every block",
+	.what = "panic-time check",
+	.off_set = "the blocks a dump writes", .on_set = "every block",
+};
 
-	if (!strcmp(arg, "copy")) {
-		copy = true;
-	} else if (!strcmp(arg, "direct")) {
-		copy = false;
-	} else {
-		pr_err("pages: '%s' is neither 'direct' (devices read the pages where they are) nor 'copy' (every page copied first)\n",
-		       arg);
-		return -EINVAL;
-	}
-	mutex_lock(&dd_mutex);
-	dd_config_begin();
-	dd_cfg.copy_pages = copy;
-	dd_config_commit();
-	mutex_unlock(&dd_mutex);
-	pr_info("pages: %s\n", copy ? "every page copied, machine-check safe" :
-		"read by the device where it can");
-	return 0;
-}
+/*
+ * "pages direct" (the default): a device that can read the dump's pages
+ * where they are does.  "pages copy": every page goes through the
+ * machine-check safe copy, for platforms where a device reading memory
+ * poison no one has seen yet is a fatal error rather than a failed write.
+ */
+static const struct dd_choice dd_pages_choice = {
+	.cmd = "pages",
+	.off = "direct", .off_means = "devices read the pages where they are",
+	.on = "copy", .on_means = "every page copied first",
+	.what = "pages",
+	.off_set = "read by the device where it can",
+	.on_set = "every page copied, machine-check safe",
+};
 
 /*
  * The public exponent of an RSA key: odd and at least 65537 (NIST SP
@@ -2346,9 +2352,9 @@ static int dd_command(char *line)
 	if (!strcmp(cmd, "level"))
 		return dd_set_level(arg);
 	if (!strcmp(cmd, "check"))
-		return dd_set_check(arg);
+		return dd_set_choice(&dd_check_choice, arg, &dd_cfg.check_all);
 	if (!strcmp(cmd, "pages"))
-		return dd_set_pages(arg);
+		return dd_set_choice(&dd_pages_choice, arg, &dd_cfg.copy_pages);
 	if (!strcmp(cmd, "key") || !strcmp(cmd, "cert"))
 		return dd_set_key(cmd, arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
