@@ -507,6 +507,14 @@ check_dmesg() {
 	note "makedumpfile --dump-dmesg: $(wc -l <"$out") log lines, panic message present"
 }
 
+# blkdebug_write_error SECTOR [once]: a QEMU blkdebug rule failing writes
+# to SECTOR with EIO, every time, or the first time only with "once".
+blkdebug_write_error() {
+	printf '[inject-error]\nevent = "write_aio"\niotype = "write"\nerrno = "5"\nsector = "%s"\n' "$1"
+	[ "${2:-}" != once ] || echo 'once = "on"'
+	echo
+}
+
 # part_geom DISK N: "START_SECTOR NR_SECTORS" of partition N.
 part_geom() {
 	sfdisk -J "$1" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][int(sys.argv[1])-1]; print(p["start"], p["size"])' "$2"

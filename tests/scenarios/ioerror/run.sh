@@ -11,20 +11,10 @@ host_format "$WORK/a.img" 1
 host_format "$WORK/b.img" 1
 read -r start _ < <(part_geom "$WORK/a.img" 1)
 bad=$((start + 3000 * 8))
-cat >"$WORK/blkdebug.conf" <<CONF
-[inject-error]
-event = "write_aio"
-iotype = "write"
-errno = "5"
-sector = "$((start + 1500 * 8))"
-once = "on"
-
-[inject-error]
-event = "write_aio"
-iotype = "write"
-errno = "5"
-sector = "$bad"
-CONF
+{
+	blkdebug_write_error "$((start + 1500 * 8))" once
+	blkdebug_write_error "$bad"
+} >"$WORK/blkdebug.conf"
 mk_out_disk "$WORK/out.img" 900
 run_qemu "$WORK/serial.log" "ddtest=armonly dddevs=/dev/sda1,/dev/sdb1" \
 	$(scsi_hba 0) \

@@ -7,14 +7,7 @@
 mk_dump_disk "$WORK/dump.img" 300
 host_format "$WORK/dump.img" 1
 read -r start _ < <(part_geom "$WORK/dump.img" 1)
-cat >"$WORK/blkdebug.conf" <<CONF
-[inject-error]
-event = "write_aio"
-iotype = "write"
-errno = "5"
-sector = "$((start + 1500 * 8))"
-once = "on"
-CONF
+blkdebug_write_error "$((start + 1500 * 8))" once >"$WORK/blkdebug.conf"
 mk_out_disk "$WORK/out.img" 700
 nvme="-device nvme,serial=diskdump0,drive=dd0 -drive if=none,format=raw,id=dd0"
 two_qemus "ddtest=armonly ddmib=16 ddtrigger=sysrq dddevs=/dev/nvme0n1p1" \

@@ -7,13 +7,7 @@
 mk_dump_disk "$WORK/dump.img" 300
 mk_out_disk "$WORK/out.img" 900
 read -r start _ < <(part_geom "$WORK/dump.img" 1)
-cat >"$WORK/blkdebug.conf" <<CONF
-[inject-error]
-event = "write_aio"
-iotype = "write"
-errno = "5"
-sector = "$((start + 2000 * 8))"
-CONF
+blkdebug_write_error "$((start + 2000 * 8))" >"$WORK/blkdebug.conf"
 # (every write there fails: the guest's SCSI layer retries a failed write)
 faulty="file.driver=blkdebug,file.config=$WORK/blkdebug.conf,file.image.filename=$WORK/dump.img"
 run_qemu "$WORK/serial1.log" "ddmib=8" $(scsi_disk "$WORK/dump.img") -no-reboot
