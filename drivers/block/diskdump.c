@@ -203,6 +203,7 @@ static __diskdump_text u32 dd_crc_device(u32 crc, struct disk_dump_device *dev)
 {
 	const struct disk_dump_device_ops *ops = dev->ops;
 	struct disk_dump_partition *part;
+	unsigned int i;
 
 	crc = crc32_le(crc, (const u8 *)dev, sizeof(*dev));
 	crc = crc32_le(crc, (const u8 *)ops, sizeof(*ops));
@@ -212,17 +213,22 @@ static __diskdump_text u32 dd_crc_device(u32 crc, struct disk_dump_device *dev)
 	crc = dd_crc_function(crc, ops->rw_block);
 	crc = dd_crc_function(crc, ops->write_pages);
 	crc = dd_crc_function(crc, ops->drain);
+	for (i = 0; i < ARRAY_SIZE(dev->module_text); i++)
+		crc = crc32_le(crc, (const u8 *)dev->module_text[i].dump_start,
+			       dev->module_text[i].dump_end -
+			       dev->module_text[i].dump_start);
 	list_for_each_entry(part, &dev->partitions, list)
 		crc = crc32_le(crc, (const u8 *)part, sizeof(*part));
 	return crc;
 }
 
 /*
- * A checksum of the panic-path code (the .diskdump.text section whole, and
- * each dump driver's four operations, which may be in a module), the device
- * and partition descriptions and the preallocated layout.  Computed
- * whenever the configuration changes, checked at panic: a kernel that
- * scribbled over any of it must not be trusted to write to a disk.
+ * A checksum of the panic-path code (the .diskdump.text section whole, each
+ * dump driver's operations, and the .diskdump.text of the modules they may
+ * be in, whole), the device and partition descriptions and the
+ * preallocated layout.  Computed whenever the configuration changes,
+ * checked at panic: a kernel that scribbled over any of it must not be
+ * trusted to write to a disk.
  */
 static __diskdump_text u32 dd_checksum(void)
 {
@@ -1628,7 +1634,10 @@ static void dd_free_device(struct disk_dump_device *dev)
 	kfree(dev);
 }
 
-/* The text of the dump drivers' modules, whose timers run while dumping. */
+/*
+ * The text of the dump drivers' modules, whose timers run while dumping,
+ * and the panic-path code in it, which the self check covers.
+ */
 static void dd_note_module_text(struct disk_dump_device *dev)
 {
 #ifdef CONFIG_MODULES
@@ -1643,6 +1652,10 @@ static void dd_note_module_text(struct disk_dump_device *dev)
 			(unsigned long)mods[i]->mem[MOD_TEXT].base;
 		dev->module_text[i].end = dev->module_text[i].start +
 					  mods[i]->mem[MOD_TEXT].size;
+		dev->module_text[i].dump_start =
+			(unsigned long)mods[i]->diskdump_text_start;
+		dev->module_text[i].dump_end = dev->module_text[i].dump_start +
+					       mods[i]->diskdump_text_size;
 	}
 #endif
 }

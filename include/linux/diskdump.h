@@ -17,8 +17,10 @@
 /*
  * __diskdump_text marks code that runs at panic, in diskdump and in the
  * dump drivers.  It is kept in its own section, .diskdump.text (bounded by
- * __diskdump_text_start and __diskdump_text_end in vmlinux), which the
- * panic-time self check covers whole and kprobes refuses.  It is never
+ * __diskdump_text_start and __diskdump_text_end in vmlinux, and by
+ * diskdump_text_start and diskdump_text_size in a module's struct module),
+ * which the panic-time self check covers whole and kprobes refuses.  A
+ * module's is covered while a disk of its driver is armed.  It is never
  * traced either: function tracing, BPF trampolines and livepatch rewrite
  * function entries, which the self check would take for corruption, so
  * the files that hold it are built without the ftrace flags
@@ -102,7 +104,8 @@ struct disk_dump_device_ops {
  *	ops, whose locks that takes; set by add_device, with
  *	diskdump_dma_takes_locks().  NVMe maps everything when armed.
  * @module_text: set by diskdump: the text of @type's module and of
- *	@driver, whose timers it runs while dumping
+ *	@driver, whose timers it runs while dumping, and their
+ *	.diskdump.text, which the self check covers whole
  */
 struct disk_dump_device {
 	struct list_head list;
@@ -116,6 +119,7 @@ struct disk_dump_device {
 	bool dma_locks;
 	struct {
 		unsigned long start, end;
+		unsigned long dump_start, dump_end;
 	} module_text[2];
 };
 
