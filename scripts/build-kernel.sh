@@ -45,3 +45,6 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want
 fi
 kmake bzImage
 kmake modules
+# the modules, stripped, as the guests' initramfs takes them
+rm -rf "$obj/modroot"
+kmake modules_install INSTALL_MOD_PATH="$obj/modroot" INSTALL_MOD_STRIP=1 >/dev/null

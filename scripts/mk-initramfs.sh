@@ -23,6 +23,16 @@ install -m 0755 "$top/tools/diskdump/diskdump.init" "$root/etc/init.d/diskdump"
 install -m 0755 "$top/tools/diskdump/diskdumpctl" "$root/sbin/diskdumpctl"
 install -m 0755 "$top/tests/guest/init" "$root/init"
 install -m 0755 "$top/tests/guest/sd-order" "$root/bin/sd-order"
+install -m 0755 "$top/tests/guest/load-modules" "$root/bin/load-modules"
+# the kernel's modules (scripts/build-kernel.sh installs them in the
+# object tree): without them the NVMe scenarios find no NVMe disk
+mods=${KOBJ:-$top/build/obj}/modroot/lib/modules
+if [ -d "$mods" ]; then
+	mkdir -p "$root/lib"
+	cp -a "$mods" "$root/lib/"
+else
+	echo "mk-initramfs: no kernel modules in $mods: build the kernel first" >&2
+fi
 # /scen/NAME.bootN: the guest side of scenario NAME (ddtest=NAME), from
 # tests/scenarios/NAME/bootN; the hooks several scenarios share, from
 # tests/guest/hooks.
