@@ -184,6 +184,49 @@ u8 *dd_test_config_byte(void)
 {
 	return (u8 *)&dd_cfg.ram[DISKDUMP_MAX_RAM_RANGES - 1];
 }
+
+static bool dd_is_op(const struct disk_dump_device_ops *ops, unsigned long fn)
+{
+	return fn == (unsigned long)ops->sanity_check ||
+	       fn == (unsigned long)ops->quiesce ||
+	       fn == (unsigned long)ops->shutdown ||
+	       fn == (unsigned long)ops->rw_block ||
+	       fn == (unsigned long)ops->write_pages ||
+	       fn == (unsigned long)ops->drain;
+}
+
+/*
+ * For the "corruptmod" test hook: a byte in the middle of a function of an
+ * armed dump driver's module's .diskdump.text that is not one of the
+ * driver's operations (those were checksummed one by one before the
+ * section was), or NULL.
+ */
+u8 *dd_test_module_code_byte(void)
+{
+	unsigned long addr, size, offset;
+	struct disk_dump_device *dev;
+	u8 *victim = NULL;
+	unsigned int i;
+
+	mutex_lock(&dd_mutex);
+	list_for_each_entry(dev, &dd_devices, list) {
+		for (i = 0; i < ARRAY_SIZE(dev->module_text) && !victim; i++) {
+			addr = dev->module_text[i].dump_start;
+			while (!victim && addr < dev->module_text[i].dump_end) {
+				if (!kallsyms_lookup_size_offset(addr, &size, &offset) ||
+				    size <= offset) {
+					addr++;
+					continue;
+				}
+				if (!dd_is_op(dev->ops, addr - offset))
+					victim = (u8 *)(addr - offset + size / 2);
+				addr += size - offset;
+			}
+		}
+	}
+	mutex_unlock(&dd_mutex);
+	return victim;
+}
 #endif
 
 /* ------------------------------------------------------------------ */

@@ -7,6 +7,8 @@
  *   bug      BUG() here, in process context
  *   irq      panic 10 ms later, from a hard interrupt (an hrtimer)
  *   corrupt  flip a byte that the panic-time self check covers
+ *   corruptmod  flip a byte of an armed dump driver module's
+ *            .diskdump.text, in a function other than its operations
  *   panic2   the next dump panics again after 80% of its pages
  *   oops     the next dump dereferences a bad pointer after 80%
  *   slowadd  the next "add" takes 3 s more, as an NVMe one may
@@ -28,6 +30,9 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
+#ifdef CONFIG_X86
+#include <asm/text-patching.h>
+#endif
 
 #include "diskdump_internal.h"
 
@@ -83,6 +88,30 @@ static enum hrtimer_restart dd_test_irq_panic(struct hrtimer *timer)
 	return HRTIMER_NORESTART;
 }
 
+#ifdef CONFIG_X86
+/* Code is read-only: the byte is changed the way the kernel patches code. */
+static int dd_test_corrupt_module(void)
+{
+	u8 *victim = dd_test_module_code_byte();
+	u8 byte;
+
+	if (!victim) {
+		pr_warn("test: no armed dump driver has a module's .diskdump.text\n");
+		return -ENOENT;
+	}
+	byte = *victim ^ 0xff;
+	text_poke_copy(victim, &byte, 1);
+	pr_warn("test: corrupted a byte of a dump driver's module at %pS\n",
+		victim);
+	return 0;
+}
+#else
+static int dd_test_corrupt_module(void)
+{
+	return -EOPNOTSUPP;
+}
+#endif
+
 static int dd_test_command(const char *cmd)
 {
 	u8 *victim;
@@ -109,6 +138,8 @@ static int dd_test_command(const char *cmd)
 		pr_warn("test: the next add will take 3 s more\n");
 		return 0;
 	}
+	if (!strcmp(cmd, "corruptmod"))
+		return dd_test_corrupt_module();
 	if (strcmp(cmd, "corrupt"))
 		return -EINVAL;
 	/* A byte the checksum covers, changed behind its back. */
