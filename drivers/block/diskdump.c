@@ -116,6 +116,7 @@ struct dd_config {
 	unsigned int dump_level;	/* DISKDUMP_EXCLUDE_* bits */
 	bool check_all;			/* "check all": every block at panic */
 	bool copy_pages;		/* "pages copy": never write_pages */
+	int reboot_secs;		/* "reboot N"; DD_REBOOT_PANIC: panic= */
 	unsigned long *dump_map;	/* bitmap_blocks blocks: pages chosen at panic */
 	unsigned long dump_map_blocks;
 	void *io_buf;			/* DISKDUMP_IO_BLOCKS blocks */
@@ -123,6 +124,11 @@ struct dd_config {
 	struct diskdump_header *hdr;	/* one block */
 	struct dd_key key;
 };
+
+/* "reboot panic": after a dump, reboot as panic= says */
+#define DD_REBOOT_PANIC		(-1)
+/* the longest "reboot N" (panic() counts its wait in ms in an int) */
+#define DD_REBOOT_MAX_SECS	3600
 
 /* What the panic path writes as it dumps; not covered by the checksum. */
 struct dd_run {
@@ -1303,6 +1309,29 @@ static __diskdump_text bool dd_self_check(void)
 }
 
 /*
+ * Once a partition holds the dump, the panic message is in it, and a
+ * console wait only keeps the machine out of service: panic() is told to
+ * reboot at once ("reboot 0", the default) or after "reboot N" seconds.
+ * With panic=0, the default of most distributions' kernels, it would
+ * otherwise never reboot.  "reboot panic" leaves panic= as it is.  Only a
+ * dump that was written changes it: with none, panic() goes on as without
+ * diskdump.
+ */
+static __diskdump_text void dd_reboot_after_dump(void)
+{
+	int secs = dd_cfg.reboot_secs;
+
+	if (secs == DD_REBOOT_PANIC)
+		return;
+	if (!secs) {
+		pr_emerg("rebooting at once: the dump holds the panic message\n");
+		panic_timeout = -1;	/* no wait */
+		return;
+	}
+	panic_timeout = secs;	/* panic() says "Rebooting in N seconds" */
+}
+
+/*
  * The dump itself, from diskdump_panic().  The name is the one the 2004
  * diskdump gave its panic entry, and it matters: crash(8) finds where the
  * panic task's registers belong by looking for a start_disk_dump frame on
@@ -1355,7 +1384,9 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 	}
 out:
 	dd_mode_leave();
-	if (!done)
+	if (done)
+		dd_reboot_after_dump();
+	else
 		pr_emerg("no partition took the dump\n");
 	return true;
 }
@@ -2104,6 +2135,35 @@ static const struct dd_choice dd_pages_choice = {
 	.on_set = "every page copied, machine-check safe",
 };
 
+/* "reboot N" (seconds, 0: at once) or "reboot panic" (as panic= says) */
+static int dd_set_reboot(const char *arg)
+{
+	unsigned int secs;
+	int reboot;
+
+	if (!strcmp(arg, "panic")) {
+		reboot = DD_REBOOT_PANIC;
+	} else if (!kstrtouint(arg, 10, &secs) && secs <= DD_REBOOT_MAX_SECS) {
+		reboot = secs;
+	} else {
+		pr_err("reboot: '%s' is neither seconds from 0 to %d after a dump nor 'panic' (as panic= says)\n",
+		       arg, DD_REBOOT_MAX_SECS);
+		return -EINVAL;
+	}
+	mutex_lock(&dd_mutex);
+	dd_config_begin();
+	dd_cfg.reboot_secs = reboot;
+	dd_config_commit();
+	mutex_unlock(&dd_mutex);
+	if (reboot == DD_REBOOT_PANIC)
+		pr_info("after a dump: reboot as panic= says\n");
+	else if (!reboot)
+		pr_info("after a dump: reboot at once\n");
+	else
+		pr_info("after a dump: reboot in %d seconds\n", reboot);
+	return 0;
+}
+
 /*
  * The public exponent of an RSA key: odd and at least 65537 (NIST SP
  * 800-56B).  With e = 1 "wrapping" the dump key would leave it in clear in
@@ -2402,7 +2462,7 @@ static int dd_command(char *line)
 	arg = line ? strim(line) : NULL;
 	extra = arg ? strpbrk(arg, " \t") : NULL;
 	if (!cmd || !*cmd || !arg || !*arg || extra) {
-		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'pages direct|copy', 'key HEX', 'cert HEX' or 'key none'\n");
+		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'pages direct|copy', 'reboot N|panic', 'key HEX', 'cert HEX' or 'key none'\n");
 		return -EINVAL;
 	}
 	if (!strcmp(cmd, "level"))
@@ -2411,10 +2471,12 @@ static int dd_command(char *line)
 		return dd_set_choice(&dd_check_choice, arg, &dd_cfg.check_all);
 	if (!strcmp(cmd, "pages"))
 		return dd_set_choice(&dd_pages_choice, arg, &dd_cfg.copy_pages);
+	if (!strcmp(cmd, "reboot"))
+		return dd_set_reboot(arg);
 	if (!strcmp(cmd, "key") || !strcmp(cmd, "cert"))
 		return dd_set_key(cmd, arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
-		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'pages direct|copy', 'key HEX|none' or 'cert HEX'\n",
+		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'pages direct|copy', 'reboot N|panic', 'key HEX|none' or 'cert HEX'\n",
 		       cmd);
 		return -EINVAL;
 	}
@@ -2508,6 +2570,10 @@ static int dd_proc_show(struct seq_file *m, void *v)
 	seq_printf(m, "# dump_level: %u\n", dd_cfg.dump_level);
 	seq_printf(m, "# check: %s\n", dd_cfg.check_all ? "all" : "dump");
 	seq_printf(m, "# pages: %s\n", dd_cfg.copy_pages ? "copy" : "direct");
+	if (dd_cfg.reboot_secs == DD_REBOOT_PANIC)
+		seq_puts(m, "# reboot: panic\n");
+	else
+		seq_printf(m, "# reboot: %d\n", dd_cfg.reboot_secs);
 	if (dd_cfg.key.on)
 		seq_printf(m, "# encryption: chacha20-poly1305, RSA-%u key sha256:%*phN%s\n",
 			   dd_cfg.key.wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE,

@@ -41,12 +41,18 @@ r=$WORK/out/smoke.txt
 [ -f "$r" ] || fail "the guest wrote no results"
 cat "$r" | sed 's/^/    /'
 for bad in "bogus" "bogus /dev/sda1" "add" "add /dev/nonexistent" "add 4095:1048575" "remove /dev/sda1" \
-	   "add /dev/sda1 extra words" "add sda1" "pages zero" "add 8:1" "key zz" "key 0102" \
+	   "add /dev/sda1 extra words" "add sda1" "pages zero" "reboot -1" "reboot 3601" "reboot never" \
+	   "add 8:1" "key zz" "key 0102" \
 	   "key 3082010a02820101" "key 123" "add /dev/sda2" "add PARTUUID=deadbeef-09" \
 	   "key with e = 3" "key with e = 1" "cert zz" "cert 3082" "self-signed cert"; do
 	grep -qxF "REFUSED: $bad" "$r" || fail "'$bad' was not refused"
 done
 grep -qxF "ACCEPTED: add /dev/sda1" "$r" || fail "add /dev/sda1 was refused"
+for ok in "reboot 5" "reboot panic" "reboot 0"; do
+	grep -qxF "ACCEPTED: $ok" "$r" || fail "'$ok' was refused"
+done
+[ "$(grep '^# reboot' "$r" | head -3 | tr '\n' ,)" = "# reboot: 5,# reboot: panic,# reboot: 0," ] ||
+	fail "/proc/diskdump did not show the reboot settings: $(grep '^# reboot' "$r" | tr '\n' ' ')"
 grep -qxF "ACCEPTED: remove /dev/sda1" "$r" || fail "remove /dev/sda1 was refused"
 uuid1=$(sed -n 's/^sda1 partuuid: //p' "$r")
 [ -n "$uuid1" ] || fail "the guest found no PARTUUID for sda1"
@@ -70,13 +76,15 @@ for msg in "usage: 'add DEVICE' or 'remove DEVICE'" "unknown command 'bogus'" \
 	   "key: RSA public exponent 1; an odd exponent of at least 65537 is needed" \
 	   "cert: not hex" "cert: malformed, or its signature does not verify" \
 	   "cert: not signed by a key in the kernel's trusted keyrings" \
-	   "pages: 'zero' is neither 'direct' (devices read the pages where they are) nor 'copy' (every page copied first)"; do
+	   "pages: 'zero' is neither 'direct' (devices read the pages where they are) nor 'copy' (every page copied first)" \
+	   "reboot: 'never' is neither seconds from 0 to 3600 after a dump nor 'panic' (as panic= says)" \
+	   "reboot: '3601' is neither seconds from 0 to 3600"; do
 	grep -qF "$msg" "$WORK/out/smoke-dmesg.txt" || fail "no kernel message '$msg'"
 done
 grep -q "^REFUSED: key 0000" "$r" || fail "a 700-byte key was not refused"
 sed -n '/--- \/proc\/diskdump armed/,/---/p' "$r" | grep -qx "# encryption: none" ||
 	fail "/proc/diskdump does not say that dumps are not encrypted"
-note "22 bad inputs refused with messages (7 bad keys: e = 3, e = 1 among them; 3 bad certificates: a self-signed one among them; an unformatted partition, an unknown PARTUUID); root-only; add/list/remove work, by PARTUUID too"
+note "25 bad inputs refused with messages (7 bad keys: e = 3, e = 1 among them; 3 bad certificates: a self-signed one among them; an unformatted partition, an unknown PARTUUID); root-only; add/list/remove work, by PARTUUID too"
 
 # diskdumpctl: refuses an unformatted partition, adds, lists, stops, arms,
 # removes, keeping the config file in step; bad usage exits 2.
