@@ -1701,9 +1701,36 @@ static struct disk_dump_partition *dd_find_partition(dev_t devt)
 	return NULL;
 }
 
+/*
+ * Hold the modules below the dump type whose code runs at panic (an HBA
+ * driver, libata): their text is read at panic and by the checksum.
+ */
+static int dd_get_drivers(struct disk_dump_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dev->drivers); i++) {
+		if (!try_module_get(dev->drivers[i])) {
+			while (i--)
+				module_put(dev->drivers[i]);
+			return -ENODEV;
+		}
+	}
+	return 0;
+}
+
+static void dd_put_drivers(struct disk_dump_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(dev->drivers); i++)
+		module_put(dev->drivers[i]);
+}
+
 static void dd_free_device(struct disk_dump_device *dev)
 {
 	dev->type->remove_device(dev);
+	dd_put_drivers(dev);
 	module_put(dev->type->owner);
 	kfree(dev);
 }
@@ -1715,7 +1742,7 @@ static void dd_free_device(struct disk_dump_device *dev)
 static void dd_note_module_text(struct disk_dump_device *dev)
 {
 #ifdef CONFIG_MODULES
-	struct module *mods[] = { dev->type->owner, dev->driver };
+	struct module *mods[] = { dev->type->owner, dev->drivers[0], dev->drivers[1] };
 	unsigned int i;
 
 	BUILD_BUG_ON(ARRAY_SIZE(mods) != ARRAY_SIZE(dev->module_text));
@@ -1766,6 +1793,12 @@ static struct disk_dump_device *dd_find_device(struct gendisk *disk, bool *is_ne
 		dev->device = data;
 		dev->type = type;
 		if (type->add_device(dev)) {
+			kfree(dev);
+			module_put(type->owner);
+			continue;
+		}
+		if (dd_get_drivers(dev)) {
+			type->remove_device(dev);
 			kfree(dev);
 			module_put(type->owner);
 			continue;

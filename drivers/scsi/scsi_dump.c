@@ -23,6 +23,8 @@
 #include <linux/dma-direct.h>
 #include <linux/dma-mapping.h>
 #include <linux/gfp.h>
+#include <linux/module.h>
+#include <linux/preempt.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/unaligned.h>
@@ -524,6 +526,20 @@ static void scsi_dump_set_limits(struct scsi_dump_dev *sdd)
 		      sdd->seg_boundary >= PAGE_SIZE - 1;
 }
 
+/*
+ * The module of a host's dump hooks where it is not the host driver's own
+ * (libata's, for an ATA host): its code runs at panic too.
+ */
+static struct module *scsi_dump_hooks_module(const struct scsi_host_template *hostt)
+{
+	struct module *mod;
+
+	preempt_disable();
+	mod = __module_text_address((unsigned long)hostt->dump_poll);
+	preempt_enable();
+	return mod == hostt->module ? NULL : mod;
+}
+
 static int scsi_dump_add_device(struct disk_dump_device *dev)
 {
 	struct scsi_device *sdev = dev->device;
@@ -573,7 +589,8 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	sdd->cmd->flags |= SCMD_LAST;
 
 	dev->ops = &scsi_dump_ops;
-	dev->driver = shost->hostt->module;
+	dev->drivers[0] = shost->hostt->module;
+	dev->drivers[1] = scsi_dump_hooks_module(shost->hostt);
 	/* the HBA maps each command's buffer in queuecommand */
 	dev->dma_locks = diskdump_dma_takes_locks(shost->dma_dev, sdd->buf,
 						  PAGE_SIZE << sdd->order);

@@ -97,14 +97,16 @@ struct disk_dump_device_ops {
  * @type: the disk_dump_type that offered this device
  * @priv: the driver's own per-device data
  * @max_blocks: largest @nr_blocks one rw_block call takes
- * @driver: the module of the driver below the dump type (for SCSI, the
- *	HBA's), or NULL; set by add_device
+ * @drivers: the modules of the drivers below the dump type whose code runs
+ *	at panic (for SCSI, the HBA's, and that of its dump hooks where that
+ *	is another: libata's for an ATA host), or NULL; set by add_device.
+ *	diskdump holds them while the device is armed.
  * @dma_locks: the driver maps the dump's buffer at panic (in queuecommand,
  *	as sym53c8xx and libata do) through an IOMMU, swiotlb or other DMA
  *	ops, whose locks that takes; set by add_device, with
  *	diskdump_dma_takes_locks().  NVMe maps everything when armed.
  * @module_text: set by diskdump: the text of @type's module and of
- *	@driver, whose timers it runs while dumping, and their
+ *	@drivers, whose timers it runs while dumping, and their
  *	.diskdump.text, which the self check covers whole
  */
 struct disk_dump_device {
@@ -115,12 +117,12 @@ struct disk_dump_device {
 	struct disk_dump_type *type;
 	void *priv;
 	unsigned int max_blocks;
-	struct module *driver;
+	struct module *drivers[2];
 	bool dma_locks;
 	struct {
 		unsigned long start, end;
 		unsigned long dump_start, dump_end;
-	} module_text[2];
+	} module_text[3];
 };
 
 /**
