@@ -34,7 +34,8 @@
 				 ATA_PFLAG_UNLOADED | ATA_PFLAG_LOADING | \
 				 ATA_PFLAG_RESETTING | ATA_PFLAG_INITIALIZING)
 
-static int ata_dump_check_port(struct ata_port *ap, struct scsi_device *sdev)
+static __diskdump_text int
+ata_dump_check_port(struct ata_port *ap, struct scsi_device *sdev)
 {
 	struct ata_device *dev = ata_scsi_find_dev(ap, sdev);
 
@@ -60,15 +61,15 @@ static int ata_dump_check_port(struct ata_port *ap, struct scsi_device *sdev)
  * The port lock is only ever tried, as a stopped CPU may hold it for good:
  * report a lock found taken.
  */
-static int ata_dump_lock_held(struct ata_port *ap)
+static __diskdump_text int ata_dump_lock_held(struct ata_port *ap)
 {
 	pr_emerg("ata%u: port lock is held\n", ap->print_id);
 	return -EBUSY;
 }
 
 /* ata_dump_check_port() under the port lock. */
-static int ata_dump_check_port_locked(struct ata_port *ap,
-				      struct scsi_device *sdev)
+static __diskdump_text int ata_dump_check_port_locked(struct ata_port *ap,
+						      struct scsi_device *sdev)
 {
 	int ret;
 
@@ -89,7 +90,7 @@ static int ata_dump_check_port_locked(struct ata_port *ap,
  *
  * Return: 0 or a negative errno.
  */
-int ata_scsi_dump_sanity_check(struct scsi_device *sdev)
+__diskdump_text int ata_scsi_dump_sanity_check(struct scsi_device *sdev)
 {
 	struct ata_port *ap = ata_shost_to_port(sdev->host);
 
@@ -105,7 +106,7 @@ EXPORT_SYMBOL_GPL(ata_scsi_dump_sanity_check);
  * ata_scsi_dump_poll - do what the port's interrupt would do
  * @sdev: the SCSI device of the disk
  */
-void ata_scsi_dump_poll(struct scsi_device *sdev)
+__diskdump_text void ata_scsi_dump_poll(struct scsi_device *sdev)
 {
 	struct ata_port *ap = ata_shost_to_port(sdev->host);
 
@@ -114,7 +115,7 @@ void ata_scsi_dump_poll(struct scsi_device *sdev)
 EXPORT_SYMBOL_GPL(ata_scsi_dump_poll);
 
 /* Forget the commands that were deferred and never issued. */
-static void ata_dump_drop_deferred(struct ata_port *ap)
+static __diskdump_text void ata_dump_drop_deferred(struct ata_port *ap)
 {
 	struct ata_link *link;
 
@@ -137,7 +138,7 @@ static void ata_dump_drop_deferred(struct ata_port *ap)
  * Return: 0, or -EBUSY if the port did not drain or went into error
  * handling meanwhile.
  */
-int ata_scsi_dump_quiesce(struct scsi_device *sdev)
+__diskdump_text int ata_scsi_dump_quiesce(struct scsi_device *sdev)
 {
 	struct ata_port *ap = ata_shost_to_port(sdev->host);
 	unsigned long waited;

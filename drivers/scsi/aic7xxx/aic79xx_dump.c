@@ -19,7 +19,8 @@
 #include "aic79xx_osm.h"
 #include "aic79xx_inline.h"
 
-static struct ahd_softc *ahd_dump_softc(struct scsi_device *sdev)
+static __diskdump_text struct ahd_softc
+*ahd_dump_softc(struct scsi_device *sdev)
 {
 	return *(struct ahd_softc **)sdev->host->hostdata;
 }
@@ -34,7 +35,7 @@ static struct ahd_softc *ahd_dump_softc(struct scsi_device *sdev)
  *
  * Return: 0, -EBUSY or -ENODEV.
  */
-int ahd_linux_dump_sanity_check(struct scsi_device *sdev)
+__diskdump_text int ahd_linux_dump_sanity_check(struct scsi_device *sdev)
 {
 	struct ahd_softc *ahd = ahd_dump_softc(sdev);
 	int ret = 0;
@@ -64,7 +65,7 @@ int ahd_linux_dump_sanity_check(struct scsi_device *sdev)
  *
  * Return: 0, or -EBUSY if the driver still refused to reset.
  */
-int ahd_linux_dump_quiesce(struct scsi_device *sdev)
+__diskdump_text int ahd_linux_dump_quiesce(struct scsi_device *sdev)
 {
 	struct ahd_softc *ahd = ahd_dump_softc(sdev);
 	unsigned long flags;
@@ -88,7 +89,7 @@ int ahd_linux_dump_quiesce(struct scsi_device *sdev)
  * ahd_linux_dump_poll - do what the interrupt would do
  * @sdev: the disk
  */
-void ahd_linux_dump_poll(struct scsi_device *sdev)
+__diskdump_text void ahd_linux_dump_poll(struct scsi_device *sdev)
 {
 	ahd_linux_isr(0, ahd_dump_softc(sdev));
 }

@@ -18,7 +18,8 @@
 #include "aic7xxx_osm.h"
 #include "aic7xxx_inline.h"
 
-static struct ahc_softc *ahc_dump_softc(struct scsi_device *sdev)
+static __diskdump_text struct ahc_softc
+*ahc_dump_softc(struct scsi_device *sdev)
 {
 	return *(struct ahc_softc **)sdev->host->hostdata;
 }
@@ -34,7 +35,7 @@ static struct ahc_softc *ahc_dump_softc(struct scsi_device *sdev)
  *
  * Return: 0, -EBUSY or -ENODEV.
  */
-int ahc_linux_dump_sanity_check(struct scsi_device *sdev)
+__diskdump_text int ahc_linux_dump_sanity_check(struct scsi_device *sdev)
 {
 	struct ahc_softc *ahc = ahc_dump_softc(sdev);
 	int ret = 0;
@@ -63,7 +64,7 @@ int ahc_linux_dump_sanity_check(struct scsi_device *sdev)
  *
  * Return: 0.
  */
-int ahc_linux_dump_quiesce(struct scsi_device *sdev)
+__diskdump_text int ahc_linux_dump_quiesce(struct scsi_device *sdev)
 {
 	struct ahc_softc *ahc = ahc_dump_softc(sdev);
 	unsigned long flags;
@@ -82,7 +83,7 @@ int ahc_linux_dump_quiesce(struct scsi_device *sdev)
  * ahc_linux_dump_poll - do what the interrupt would do
  * @sdev: the disk
  */
-void ahc_linux_dump_poll(struct scsi_device *sdev)
+__diskdump_text void ahc_linux_dump_poll(struct scsi_device *sdev)
 {
 	ahc_linux_isr(0, ahc_dump_softc(sdev));
 }
