@@ -99,6 +99,16 @@ struct dd_ram_range {
 	unsigned long end_pfn;		/* exclusive */
 };
 
+/* What panic() is told to do after a dump: see dd_reboot_after_dump(). */
+enum dd_reboot {
+	DD_REBOOT_AUTO,		/* "reboot auto": at once where panic= never would */
+	DD_REBOOT_AFTER,	/* "reboot N": N seconds, 0 at once */
+	DD_REBOOT_PANIC,	/* "reboot panic": as panic= says */
+};
+
+/* the longest "reboot N": a longer wait is panic='s to set */
+#define DD_REBOOT_MAX_SECS	3600
+
 /*
  * The configuration the panic path works from, prepared whenever it changes
  * (under dd_mutex, between dd_config_begin() and dd_config_commit()) and
@@ -116,7 +126,8 @@ struct dd_config {
 	unsigned int dump_level;	/* DISKDUMP_EXCLUDE_* bits */
 	bool check_all;			/* "check all": every block at panic */
 	bool copy_pages;		/* "pages copy": never write_pages */
-	int reboot_secs;		/* "reboot N"; DD_REBOOT_PANIC: panic= */
+	enum dd_reboot reboot;		/* after a dump: "reboot ..." */
+	unsigned int reboot_secs;	/* "reboot N" */
 	unsigned long *dump_map;	/* bitmap_blocks blocks: pages chosen at panic */
 	unsigned long dump_map_blocks;
 	void *io_buf;			/* DISKDUMP_IO_BLOCKS blocks */
@@ -124,11 +135,6 @@ struct dd_config {
 	struct diskdump_header *hdr;	/* one block */
 	struct dd_key key;
 };
-
-/* "reboot panic": after a dump, reboot as panic= says */
-#define DD_REBOOT_PANIC		(-1)
-/* the longest "reboot N" (panic() counts its wait in ms in an int) */
-#define DD_REBOOT_MAX_SECS	3600
 
 /* What the panic path writes as it dumps; not covered by the checksum. */
 struct dd_run {
@@ -1309,26 +1315,36 @@ static __diskdump_text bool dd_self_check(void)
 }
 
 /*
- * Once a partition holds the dump, the panic message is in it, and a
- * console wait only keeps the machine out of service: panic() is told to
- * reboot at once ("reboot 0", the default) or after "reboot N" seconds.
- * With panic=0, the default of most distributions' kernels, it would
- * otherwise never reboot.  "reboot panic" leaves panic= as it is.  Only a
- * dump that was written changes it: with none, panic() goes on as without
- * diskdump.
+ * Once a partition holds the dump, or part of it, the machine is best back
+ * in service, as kdump's capture kernel reboots once it has saved the
+ * dump.  With panic=0, the default of Debian's kernel and others, panic()
+ * would never reboot: "reboot auto", the default, has it reboot at once
+ * then, and leaves a panic= timeout the administrator set alone.  "reboot
+ * N" sets the wait to N seconds whatever panic= says (0: none), "reboot
+ * panic" leaves panic= as it is.  With no dump written panic() goes on as
+ * without diskdump.
  */
 static __diskdump_text void dd_reboot_after_dump(void)
 {
-	int secs = dd_cfg.reboot_secs;
+	unsigned int secs = 0;
 
-	if (secs == DD_REBOOT_PANIC)
+	switch (dd_cfg.reboot) {
+	case DD_REBOOT_PANIC:
 		return;
-	if (!secs) {
-		pr_emerg("rebooting at once: the dump holds the panic message\n");
-		panic_timeout = -1;	/* no wait */
+	case DD_REBOOT_AUTO:
+		if (panic_timeout)
+			return;
+		break;
+	case DD_REBOOT_AFTER:
+		secs = dd_cfg.reboot_secs;
+		break;
+	}
+	if (secs) {
+		panic_timeout = secs;	/* panic() says "Rebooting in N seconds" */
 		return;
 	}
-	panic_timeout = secs;	/* panic() says "Rebooting in N seconds" */
+	pr_emerg("rebooting at once: the dump holds the panic message\n");
+	panic_timeout = -1;		/* no wait */
 }
 
 /*
@@ -1407,6 +1423,7 @@ __diskdump_text bool diskdump_panic(const char *msg)
 		return false;
 	if (atomic_xchg(&dd_run.entered, 1)) {
 		pr_emerg("panic during the dump: giving up, the partition header says how far it got\n");
+		dd_reboot_after_dump();
 		return false;
 	}
 	return start_disk_dump(msg);
@@ -2168,32 +2185,35 @@ static const struct dd_choice dd_pages_choice = {
 	.on_set = "every page copied, machine-check safe",
 };
 
-/* "reboot N" (seconds, 0: at once) or "reboot panic" (as panic= says) */
+/* "reboot auto", "reboot N" (seconds, 0: at once) or "reboot panic" */
 static int dd_set_reboot(const char *arg)
 {
-	unsigned int secs;
-	int reboot;
+	enum dd_reboot reboot = DD_REBOOT_AFTER;
+	unsigned int secs = 0;
 
-	if (!strcmp(arg, "panic")) {
+	if (!strcmp(arg, "auto")) {
+		reboot = DD_REBOOT_AUTO;
+	} else if (!strcmp(arg, "panic")) {
 		reboot = DD_REBOOT_PANIC;
-	} else if (!kstrtouint(arg, 10, &secs) && secs <= DD_REBOOT_MAX_SECS) {
-		reboot = secs;
-	} else {
-		pr_err("reboot: '%s' is neither seconds from 0 to %d after a dump nor 'panic' (as panic= says)\n",
+	} else if (kstrtouint(arg, 10, &secs) || secs > DD_REBOOT_MAX_SECS) {
+		pr_err("reboot: '%s' is neither 'auto' (at once where panic= would never reboot), seconds from 0 to %d, nor 'panic' (as panic= says)\n",
 		       arg, DD_REBOOT_MAX_SECS);
 		return -EINVAL;
 	}
 	mutex_lock(&dd_mutex);
 	dd_config_begin();
-	dd_cfg.reboot_secs = reboot;
+	dd_cfg.reboot = reboot;
+	dd_cfg.reboot_secs = secs;
 	dd_config_commit();
 	mutex_unlock(&dd_mutex);
-	if (reboot == DD_REBOOT_PANIC)
+	if (reboot == DD_REBOOT_AUTO)
+		pr_info("after a dump: reboot at once where panic= would never reboot\n");
+	else if (reboot == DD_REBOOT_PANIC)
 		pr_info("after a dump: reboot as panic= says\n");
-	else if (!reboot)
-		pr_info("after a dump: reboot at once\n");
+	else if (secs)
+		pr_info("after a dump: reboot in %u seconds\n", secs);
 	else
-		pr_info("after a dump: reboot in %d seconds\n", reboot);
+		pr_info("after a dump: reboot at once\n");
 	return 0;
 }
 
@@ -2495,7 +2515,7 @@ static int dd_command(char *line)
 	arg = line ? strim(line) : NULL;
 	extra = arg ? strpbrk(arg, " \t") : NULL;
 	if (!cmd || !*cmd || !arg || !*arg || extra) {
-		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'pages direct|copy', 'reboot N|panic', 'key HEX', 'cert HEX' or 'key none'\n");
+		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'pages direct|copy', 'reboot auto|N|panic', 'key HEX', 'cert HEX' or 'key none'\n");
 		return -EINVAL;
 	}
 	if (!strcmp(cmd, "level"))
@@ -2509,7 +2529,7 @@ static int dd_command(char *line)
 	if (!strcmp(cmd, "key") || !strcmp(cmd, "cert"))
 		return dd_set_key(cmd, arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
-		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'pages direct|copy', 'reboot N|panic', 'key HEX|none' or 'cert HEX'\n",
+		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'pages direct|copy', 'reboot auto|N|panic', 'key HEX|none' or 'cert HEX'\n",
 		       cmd);
 		return -EINVAL;
 	}
@@ -2603,10 +2623,11 @@ static int dd_proc_show(struct seq_file *m, void *v)
 	seq_printf(m, "# dump_level: %u\n", dd_cfg.dump_level);
 	seq_printf(m, "# check: %s\n", dd_cfg.check_all ? "all" : "dump");
 	seq_printf(m, "# pages: %s\n", dd_cfg.copy_pages ? "copy" : "direct");
-	if (dd_cfg.reboot_secs == DD_REBOOT_PANIC)
-		seq_puts(m, "# reboot: panic\n");
+	if (dd_cfg.reboot == DD_REBOOT_AFTER)
+		seq_printf(m, "# reboot: %u\n", dd_cfg.reboot_secs);
 	else
-		seq_printf(m, "# reboot: %d\n", dd_cfg.reboot_secs);
+		seq_printf(m, "# reboot: %s\n",
+			   dd_cfg.reboot == DD_REBOOT_AUTO ? "auto" : "panic");
 	if (dd_cfg.key.on)
 		seq_printf(m, "# encryption: chacha20-poly1305, RSA-%u key sha256:%*phN%s\n",
 			   dd_cfg.key.wrapped_size * BITS_PER_BYTE, DISKDUMP_KEY_ID_SIZE,

@@ -48,10 +48,11 @@ for bad in "bogus" "bogus /dev/sda1" "add" "add /dev/nonexistent" "add 4095:1048
 	grep -qxF "REFUSED: $bad" "$r" || fail "'$bad' was not refused"
 done
 grep -qxF "ACCEPTED: add /dev/sda1" "$r" || fail "add /dev/sda1 was refused"
-for ok in "reboot 5" "reboot panic" "reboot 0"; do
+for ok in "reboot 5" "reboot panic" "reboot 0" "reboot auto"; do
 	grep -qxF "ACCEPTED: $ok" "$r" || fail "'$ok' was refused"
 done
-[ "$(grep '^# reboot' "$r" | head -3 | tr '\n' ,)" = "# reboot: 5,# reboot: panic,# reboot: 0," ] ||
+# auto by default; 5 kept through the refused values
+[ "$(grep '^# reboot' "$r" | head -5 | tr '\n' ,)" = "# reboot: auto,# reboot: 5,# reboot: panic,# reboot: 0,# reboot: auto," ] ||
 	fail "/proc/diskdump did not show the reboot settings: $(grep '^# reboot' "$r" | tr '\n' ' ')"
 grep -qxF "ACCEPTED: remove /dev/sda1" "$r" || fail "remove /dev/sda1 was refused"
 uuid1=$(sed -n 's/^sda1 partuuid: //p' "$r")
@@ -77,8 +78,8 @@ for msg in "usage: 'add DEVICE' or 'remove DEVICE'" "unknown command 'bogus'" \
 	   "cert: not hex" "cert: malformed, or its signature does not verify" \
 	   "cert: not signed by a key in the kernel's trusted keyrings" \
 	   "pages: 'zero' is neither 'direct' (devices read the pages where they are) nor 'copy' (every page copied first)" \
-	   "reboot: 'never' is neither seconds from 0 to 3600 after a dump nor 'panic' (as panic= says)" \
-	   "reboot: '3601' is neither seconds from 0 to 3600"; do
+	   "reboot: 'never' is neither 'auto' (at once where panic= would never reboot), seconds from 0 to 3600, nor 'panic' (as panic= says)" \
+	   "reboot: '3601' is neither 'auto'" "reboot: '-1' is neither 'auto'"; do
 	grep -qF "$msg" "$WORK/out/smoke-dmesg.txt" || fail "no kernel message '$msg'"
 done
 grep -q "^REFUSED: key 0000" "$r" || fail "a 700-byte key was not refused"
