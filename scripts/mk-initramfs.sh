@@ -31,7 +31,8 @@ if [ -d "$mods" ]; then
 	mkdir -p "$root/lib"
 	cp -a "$mods" "$root/lib/"
 else
-	echo "mk-initramfs: no kernel modules in $mods: build the kernel first" >&2
+	echo "mk-initramfs: no kernel modules in $mods: build the kernel first (make kernel)" >&2
+	exit 1
 fi
 # /scen/NAME.bootN: the guest side of scenario NAME (ddtest=NAME), from
 # tests/scenarios/NAME/bootN; the hooks several scenarios share, from

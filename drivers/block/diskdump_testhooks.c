@@ -100,7 +100,8 @@ static int dd_test_corrupt_module(void)
 		return -ENOENT;
 	}
 	byte = *victim ^ 0xff;
-	text_poke_copy(victim, &byte, 1);
+	if (!text_poke_copy(victim, &byte, 1))
+		return -EIO;
 	pr_warn("test: corrupted a byte of a dump driver's module at %pS\n",
 		victim);
 	return 0;
