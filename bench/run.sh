@@ -5,7 +5,12 @@
 # run NAME MEM APPEND: one boot-crash-save cycle, serial log with host times,
 # in $out/NAME (the output disk's files in $out/NAME/files).  BENCH_DISK:
 # the dump disk's controller; PART_MIB: the dump partition's size;
-# NOREBOOT=1: QEMU ends at the reboot after the panic.
+# NOREBOOT=1: QEMU ends at the reboot after the panic.  BENCH_SMP: the
+# guest's CPUs (default 2, one a host core; a kdump capture kernel boots
+# with maxcpus=1, as distributions' kdump does, nr_cpus=1 on Debian).
+# panic=0, Debian's default: panic() alone never reboots; diskdump's
+# "reboot auto" reboots once the dump is on disk, kdump's capture kernel
+# once it has saved it.
 run() {
 	local name=$1 mem=$2 append=$3 w=$out/$1
 	# BENCH_ONLY=NAME: just that run (to try one), and no report;
@@ -37,10 +42,10 @@ run() {
 	[ -z "${NOREBOOT:-}" ] || reboot=(-no-reboot)
 	echo "bench: $name (${mem} MiB, ${BENCH_DISK:-lsi})" >&2
 	timeout -k 5 "$QEMU_TIMEOUT" bench/serial-ts.py "$w/serial.log" qemu-system-x86_64 \
-		-accel tcg -m "${mem}M" -smp 1 -nodefaults -no-user-config -display none \
+		-accel tcg -m "${mem}M" -smp "${BENCH_SMP:-2}" -nodefaults -no-user-config -display none \
 		-serial stdio -monitor none -kernel "$KERNEL" -initrd "$out/initrd.gz" \
 		"${reboot[@]}" \
-		-append "console=ttyS0 panic=1 oops=panic loglevel=6 nokaslr ddmib=64 $append" \
+		-append "console=ttyS0 panic=0 oops=panic loglevel=6 nokaslr ddmib=64 $append" \
 		-drive "file=$w/out.img,if=virtio,format=raw" \
 		-drive "file=$w/dump.img,if=none,format=raw,id=dd0" "${disk[@]}" >/dev/null ||
 		{ tail -30 "$w/serial.log" >&2; echo "bench: $name failed" >&2; return 1; }

@@ -81,7 +81,9 @@ def rates(name):
     return dd, raw1m, raw128
 
 
-print('## diskdump and kdump side by side (`make bench-side`), QEMU TCG, 1 CPU\n')
+cpus = int(os.environ.get('BENCH_SMP', '2'))
+print('## diskdump and kdump side by side (`make bench-side`), QEMU TCG, %d CPU%s'
+      ' (the kdump capture kernel: 1)\n' % (cpus, '' if cpus == 1 else 's'))
 print('Minimum / median of %d runs a cell; ratios of the medians.  Times in seconds' % runs)
 print('from the panic message, on the host clock.\n')
 
