@@ -139,6 +139,7 @@ struct dd_config {
 /* What the panic path writes as it dumps; not covered by the checksum. */
 struct dd_run {
 	atomic_t entered;		/* a dump has started: no second one */
+	bool wrote;			/* a partition holds a dump, or part */
 	struct pt_regs regs;		/* of the panicking CPU */
 	struct cpumask parked;		/* CPUs that took the park IPI */
 	struct cpumask unparked;	/* CPUs stopped where they were */
@@ -169,8 +170,8 @@ static struct dd_run dd_run;
  * @fn: a code address, such as a timer's callback
  *
  * The panic-path code built into the kernel is __diskdump_text; a modular
- * dump driver's is told by the text of its module, recorded when its disk
- * was armed.
+ * dump driver's is told by the text of its module, or for the module of an
+ * HBA's dump hooks by its .diskdump.text, recorded when its disk was armed.
  *
  * Return: true if the dump drivers' code holds @fn.
  */
@@ -182,11 +183,16 @@ __diskdump_text bool dd_is_dump_code(unsigned long fn)
 	if (fn >= (unsigned long)__diskdump_text_start &&
 	    fn < (unsigned long)__diskdump_text_end)
 		return true;
-	list_for_each_entry(dev, &dd_devices, list)
-		for (i = 0; i < ARRAY_SIZE(dev->module_text); i++)
+	list_for_each_entry(dev, &dd_devices, list) {
+		for (i = 0; i < ARRAY_SIZE(dev->module_text); i++) {
 			if (fn >= dev->module_text[i].start &&
 			    fn < dev->module_text[i].end)
 				return true;
+			if (fn >= dev->module_text[i].dump_start &&
+			    fn < dev->module_text[i].dump_end)
+				return true;
+		}
+	}
 	return false;
 }
 
@@ -1059,6 +1065,7 @@ static __diskdump_text int dd_write_dump(struct disk_dump_partition *part)
 	ret = dd_write_header(part, hdr);
 	if (ret)
 		return ret;
+	dd_run.wrote = true;	/* its header says WRITING: savecore saves it */
 	for (b = 0; b < dd_cfg.note_blocks && !ret; b++) {
 		memcpy(dd_cfg.io_buf, dd_cfg.note_buf + b * PAGE_SIZE, PAGE_SIZE);
 		ret = dd_write_data(part, hdr->note_block + b, dd_cfg.io_buf, 1);
@@ -1423,7 +1430,8 @@ __diskdump_text bool diskdump_panic(const char *msg)
 		return false;
 	if (atomic_xchg(&dd_run.entered, 1)) {
 		pr_emerg("panic during the dump: giving up, the partition header says how far it got\n");
-		dd_reboot_after_dump();
+		if (READ_ONCE(dd_run.wrote))
+			dd_reboot_after_dump();
 		return false;
 	}
 	return start_disk_dump(msg);
@@ -1766,10 +1774,18 @@ static void dd_note_module_text(struct disk_dump_device *dev)
 	for (i = 0; i < ARRAY_SIZE(mods); i++) {
 		if (!mods[i])
 			continue;
-		dev->module_text[i].start =
-			(unsigned long)mods[i]->mem[MOD_TEXT].base;
-		dev->module_text[i].end = dev->module_text[i].start +
-					  mods[i]->mem[MOD_TEXT].size;
+		/*
+		 * Timers in the dump type's module and the HBA driver's run
+		 * while dumping; the module of the host's dump hooks
+		 * (libata) is only theirs where its code is __diskdump_text:
+		 * its error handling timers must not run.
+		 */
+		if (i < 2) {
+			dev->module_text[i].start =
+				(unsigned long)mods[i]->mem[MOD_TEXT].base;
+			dev->module_text[i].end = dev->module_text[i].start +
+						  mods[i]->mem[MOD_TEXT].size;
+		}
 		dev->module_text[i].dump_start =
 			(unsigned long)mods[i]->diskdump_text_start;
 		dev->module_text[i].dump_end = dev->module_text[i].dump_start +

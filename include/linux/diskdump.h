@@ -106,8 +106,9 @@ struct disk_dump_device_ops {
  *	ops, whose locks that takes; set by add_device, with
  *	diskdump_dma_takes_locks().  NVMe maps everything when armed.
  * @module_text: set by diskdump: the text of @type's module and of
- *	@drivers, whose timers it runs while dumping, and their
- *	.diskdump.text, which the self check covers whole
+ *	@drivers[0], whose timers it runs while dumping, and the
+ *	.diskdump.text of those and of @drivers[1], which the self check
+ *	covers whole
  */
 struct disk_dump_device {
 	struct list_head list;
