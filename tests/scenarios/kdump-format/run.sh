@@ -52,7 +52,10 @@ timeout 120 makedumpfile --dump-dmesg "$lzo" "$WORK/dmesg-lzo.txt" >"$WORK/mdf-l
 	{ cat "$WORK/mdf-lzo.txt"; fail "makedumpfile cannot read the LZO kdump file"; }
 grep -q "Kernel panic - not syncing: sysrq triggered crash" "$WORK/dmesg-lzo.txt" ||
 	fail "the panic message is not in the LZO file's log"
-printf 'quit\n' | timeout 180 crash -s "$VMLINUX" "$zstd" >"$WORK/crash-zstd.txt" 2>&1 || true
+# This is the host's crash (Debian 12's 8.0.2, built with zstd), which
+# predates 6.4's module memory layout and stops at the guest's loaded
+# modules (nvme): --no_modules, as the pages are what is checked here.
+printf 'quit\n' | timeout 180 crash -s --no_modules "$VMLINUX" "$zstd" >"$WORK/crash-zstd.txt" 2>&1 || true
 grep -Eq "^PID: +[0-9]+ +TASK: |active task ffff[0-9a-f]+ on cpu [0-9]+" "$WORK/crash-zstd.txt" ||
 	{ cat "$WORK/crash-zstd.txt"; fail "crash did not read the zstd kdump file"; }
 note "-Z lzo: $(($(stat -c %s "$lzo") >> 20)) MiB, makedumpfile reads its log; -Z zstd: $(($(stat -c %s "$zstd") >> 20)) MiB, crash finds the active task"
