@@ -1300,6 +1300,28 @@ bool diskdump_dma_direct(struct device *dma)
 }
 EXPORT_SYMBOL_GPL(diskdump_dma_direct);
 
+/**
+ * diskdump_code_module - the module whose code holds a function
+ * @fn: code that runs at panic, such as a SCSI host's dump hook
+ *
+ * For a dump type's add_device(), to name in &disk_dump_device.drivers
+ * the module of code that runs at panic and may not be the driver's own
+ * (libata's, for an ATA host's hooks).  The caller keeps that module
+ * loaded (by holding one that needs it) until diskdump holds it.
+ *
+ * Return: the module, or NULL for code built into the kernel.
+ */
+struct module *diskdump_code_module(const void *fn)
+{
+	struct module *mod;
+
+	preempt_disable();
+	mod = __module_text_address((unsigned long)fn);
+	preempt_enable();
+	return mod;
+}
+EXPORT_SYMBOL_GPL(diskdump_code_module);
+
 /* Stop the other CPUs and save everyone's registers, as kdump does. */
 static __diskdump_text void dd_stop_cpus(void)
 {

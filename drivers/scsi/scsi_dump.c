@@ -532,11 +532,8 @@ static void scsi_dump_set_limits(struct scsi_dump_dev *sdd)
  */
 static struct module *scsi_dump_hooks_module(const struct scsi_host_template *hostt)
 {
-	struct module *mod;
+	struct module *mod = diskdump_code_module(hostt->dump_poll);
 
-	preempt_disable();
-	mod = __module_text_address((unsigned long)hostt->dump_poll);
-	preempt_enable();
 	return mod == hostt->module ? NULL : mod;
 }
 

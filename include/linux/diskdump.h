@@ -176,6 +176,7 @@ void unregister_disk_dump_type(struct disk_dump_type *type);
 void diskdump_udelay(unsigned int usecs);
 bool diskdump_dma_takes_locks(struct device *dma, void *buf, size_t len);
 bool diskdump_dma_direct(struct device *dma);
+struct module *diskdump_code_module(const void *fn);
 void diskdump_copy_pages(void *dst, const unsigned long *pfns, unsigned int nr);
 bool diskdump_panic(const char *msg);
 
