@@ -162,6 +162,7 @@ static LIST_HEAD(dd_types);	/* struct disk_dump_type */
 static LIST_HEAD(dd_devices);	/* struct disk_dump_device, armed */
 static struct dd_config dd_cfg;
 static u32 dd_cfg_crc;		/* checked at panic */
+static u32 dd_core_code_crc;	/* taken at init, checked at panic */
 static int dd_cfg_busy;		/* the configuration is changing */
 static struct dd_run dd_run;
 
@@ -260,14 +261,23 @@ static __diskdump_text u32 dd_crc_function(u32 crc, const void *fn)
 	return crc32_le(crc, (const u8 *)(addr - offset), size);
 }
 
-static __diskdump_text u32 dd_crc_device(u32 crc, struct disk_dump_device *dev)
+/* diskdump's own code, built into the kernel: its baseline is taken at init */
+static __diskdump_text u32 dd_crc_core_code(void)
+{
+	return crc32_le(~0U, (const u8 *)__diskdump_text_start,
+			__diskdump_text_end - __diskdump_text_start);
+}
+
+/*
+ * The code of @dev's drivers: its operations and the .diskdump.text of
+ * their modules, whole.  Its baseline is taken when the disk is armed.
+ */
+static __diskdump_text u32 dd_crc_device_code(struct disk_dump_device *dev)
 {
 	const struct disk_dump_device_ops *ops = dev->ops;
-	struct disk_dump_partition *part;
+	u32 crc = ~0U;
 	unsigned int i;
 
-	crc = crc32_le(crc, (const u8 *)dev, sizeof(*dev));
-	crc = crc32_le(crc, (const u8 *)ops, sizeof(*ops));
 	crc = dd_crc_function(crc, ops->sanity_check);
 	crc = dd_crc_function(crc, ops->quiesce);
 	crc = dd_crc_function(crc, ops->shutdown);
@@ -278,26 +288,33 @@ static __diskdump_text u32 dd_crc_device(u32 crc, struct disk_dump_device *dev)
 		crc = crc32_le(crc, (const u8 *)dev->module_text[i].dump_start,
 			       dev->module_text[i].dump_end -
 			       dev->module_text[i].dump_start);
+	return crc;
+}
+
+static __diskdump_text u32 dd_crc_device(u32 crc, struct disk_dump_device *dev)
+{
+	struct disk_dump_partition *part;
+
+	crc = crc32_le(crc, (const u8 *)dev, sizeof(*dev));
+	crc = crc32_le(crc, (const u8 *)dev->ops, sizeof(*dev->ops));
 	list_for_each_entry(part, &dev->partitions, list)
 		crc = crc32_le(crc, (const u8 *)part, sizeof(*part));
 	return crc;
 }
 
 /*
- * A checksum of the panic-path code (the .diskdump.text section whole, each
- * dump driver's operations, and the .diskdump.text of the modules they may
- * be in, whole), the device and partition descriptions and the
- * preallocated layout.  Computed whenever the configuration changes,
- * checked at panic: a kernel that scribbled over any of it must not be
- * trusted to write to a disk.
+ * A checksum of what the panic path works from: the configuration, the
+ * device and partition descriptions (with each device's code checksum) and
+ * the preallocated layout.  Computed whenever the configuration changes,
+ * checked at panic.  The code's own checksums are not taken again then: a
+ * byte of code changed after init (diskdump's) or after arming (a
+ * driver's) stays a difference until the disk is armed anew.
  */
 static __diskdump_text u32 dd_checksum(void)
 {
 	struct disk_dump_device *dev;
 	u32 crc = ~0U;
 
-	crc = crc32_le(crc, (const u8 *)__diskdump_text_start,
-		       __diskdump_text_end - __diskdump_text_start);
 	crc = crc32_le(crc, (const u8 *)&dd_cfg, sizeof(dd_cfg));
 	list_for_each_entry(dev, &dd_devices, list)
 		crc = dd_crc_device(crc, dev);
@@ -1332,15 +1349,33 @@ static __diskdump_text void dd_stop_cpus(void)
 	crash_save_vmcoreinfo();
 }
 
+static __diskdump_text bool dd_crc_matches(const char *what, u32 crc, u32 was)
+{
+	if (crc == was)
+		return true;
+	pr_emerg("checksum of diskdump code and data changed (%s: %08x, was %08x): memory is corrupt, not dumping\n",
+		 what, crc, was);
+	return false;
+}
+
+/*
+ * A kernel that scribbled over the panic path's code or data must not be
+ * trusted to write to a disk.
+ */
 static __diskdump_text bool dd_self_check(void)
 {
-	u32 crc = dd_checksum();
+	struct disk_dump_device *dev;
 
-	if (crc == dd_cfg_crc)
-		return true;
-	pr_emerg("checksum of diskdump code and data changed (%08x, was %08x): memory is corrupt, not dumping\n",
-		 crc, dd_cfg_crc);
-	return false;
+	if (!dd_crc_matches("diskdump's code", dd_crc_core_code(),
+			    dd_core_code_crc))
+		return false;
+	if (!dd_crc_matches("configuration", dd_checksum(), dd_cfg_crc))
+		return false;
+	list_for_each_entry(dev, &dd_devices, list)
+		if (!dd_crc_matches("a dump driver's code",
+				    dd_crc_device_code(dev), dev->code_crc))
+			return false;
+	return true;
 }
 
 /*
@@ -1859,6 +1894,7 @@ static struct disk_dump_device *dd_find_device(struct gendisk *disk, bool *is_ne
 			continue;
 		}
 		dd_note_module_text(dev);
+		dev->code_crc = dd_crc_device_code(dev);
 		if (WARN_ON_ONCE(dev->ops->write_pages && !dev->ops->drain)) {
 			dd_free_device(dev);
 			return ERR_PTR(-EINVAL);
@@ -2768,6 +2804,7 @@ static int __init dd_init(void)
 	if (register_memory_notifier(&dd_memory_nb))
 		pr_warn("no memory hotplug notifier: memory added later is not dumped\n");
 	mutex_lock(&dd_mutex);
+	dd_core_code_crc = dd_crc_core_code();
 	dd_cfg_crc = dd_checksum();
 	mutex_unlock(&dd_mutex);
 	pr_info("ready; configure partitions through /proc/diskdump\n");

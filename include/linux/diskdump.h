@@ -109,6 +109,9 @@ struct disk_dump_device_ops {
  *	@drivers[0], whose timers it runs while dumping, and the
  *	.diskdump.text of those and of @drivers[1], which the self check
  *	covers whole
+ * @code_crc: set by diskdump when the device is armed: the checksum of
+ *	its operations and of that .diskdump.text, which the self check
+ *	compares at panic
  */
 struct disk_dump_device {
 	struct list_head list;
@@ -124,6 +127,7 @@ struct disk_dump_device {
 		unsigned long start, end;
 		unsigned long dump_start, dump_end;
 	} module_text[3];
+	u32 code_crc;
 };
 
 /**
