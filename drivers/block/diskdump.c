@@ -214,13 +214,35 @@ static bool dd_is_op(const struct disk_dump_device_ops *ops, unsigned long fn)
 	       fn == (unsigned long)ops->drain;
 }
 
+/* Is @addr in module @name's code?  Any code is, for a NULL @name. */
+#ifdef CONFIG_MODULES
+static bool dd_in_module(unsigned long addr, const char *name)
+{
+	struct module *mod;
+	bool ret;
+
+	if (!name)
+		return true;
+	preempt_disable();
+	mod = __module_address(addr);
+	ret = mod && !strcmp(mod->name, name);
+	preempt_enable();
+	return ret;
+}
+#else
+static bool dd_in_module(unsigned long addr, const char *name)
+{
+	return !name;
+}
+#endif
+
 /*
  * For the "corruptmod" test hook: a byte in the middle of a function of an
- * armed dump driver's module's .diskdump.text that is not one of the
- * driver's operations (those were checksummed one by one before the
- * section was), or NULL.
+ * armed dump driver's module's .diskdump.text (of module @name, if not
+ * NULL) that is not one of the driver's operations (those were
+ * checksummed one by one before the section was), or NULL.
  */
-u8 *dd_test_module_code_byte(void)
+u8 *dd_test_module_code_byte(const char *name)
 {
 	unsigned long addr, size, offset;
 	struct disk_dump_device *dev;
@@ -231,6 +253,8 @@ u8 *dd_test_module_code_byte(void)
 	list_for_each_entry(dev, &dd_devices, list) {
 		for (i = 0; i < ARRAY_SIZE(dev->module_text) && !victim; i++) {
 			addr = dev->module_text[i].dump_start;
+			if (addr && !dd_in_module(addr, name))
+				continue;
 			while (!victim && addr < dev->module_text[i].dump_end) {
 				if (!kallsyms_lookup_size_offset(addr, &size, &offset) ||
 				    size <= offset) {
@@ -460,6 +484,22 @@ dd_fmt_mismatch(const void *block, unsigned long block_nr,
 			return i * 8;
 	return -1;
 }
+
+#ifdef CONFIG_DISKDUMP_TEST
+/*
+ * For the "corrupttext" test hook: a byte in the middle of a function of
+ * diskdump's own panic-path code that at panic runs only after the self
+ * check (and before it only when a partition is added).
+ */
+u8 *dd_test_core_code_byte(void)
+{
+	unsigned long size, offset, addr = (unsigned long)dd_fmt_mismatch;
+
+	if (!kallsyms_lookup_size_offset(addr, &size, &offset))
+		return NULL;
+	return (u8 *)(addr - offset + size / 2);
+}
+#endif
 
 /* Say why block @blk of @part is refused. */
 static __diskdump_text void

@@ -7,8 +7,11 @@
  *   bug      BUG() here, in process context
  *   irq      panic 10 ms later, from a hard interrupt (an hrtimer)
  *   corrupt  flip a byte that the panic-time self check covers
- *   corruptmod  flip a byte of an armed dump driver module's
- *            .diskdump.text, in a function other than its operations
+ *   corruptmod [MODULE]  flip a byte of an armed dump driver module's
+ *            .diskdump.text (of MODULE's, if named), in a function other
+ *            than its operations
+ *   corrupttext  flip a byte of diskdump's own panic-path code, in a
+ *            function that at panic runs only after the self check
  *   panic2   the next dump panics again after 80% of its pages
  *   oops     the next dump dereferences a bad pointer after 80%
  *   slowadd  the next "add" takes 3 s more, as an NVMe one may
@@ -28,6 +31,7 @@
 #include <linux/hrtimer.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
+#include <linux/memory.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_X86
@@ -89,25 +93,30 @@ static enum hrtimer_restart dd_test_irq_panic(struct hrtimer *timer)
 }
 
 #ifdef CONFIG_X86
-/* Code is read-only: the byte is changed the way the kernel patches code. */
-static int dd_test_corrupt_module(void)
+/*
+ * Code is read-only: the byte is changed the way the kernel patches code
+ * (text_poke(), as jump labels do, also in the kernel's own text).  Nothing
+ * runs that byte until the panic; the armed disk holds the module.
+ */
+static int dd_test_corrupt_code(u8 *victim, const char *whose)
 {
-	u8 *victim = dd_test_module_code_byte();
 	u8 byte;
 
 	if (!victim) {
-		pr_warn("test: no armed dump driver has a module's .diskdump.text\n");
+		pr_warn("test: found no byte of %s to corrupt\n", whose);
 		return -ENOENT;
 	}
 	byte = *victim ^ 0xff;
-	if (!text_poke_copy(victim, &byte, 1))
+	mutex_lock(&text_mutex);
+	text_poke(victim, &byte, 1);
+	mutex_unlock(&text_mutex);
+	if (*victim != byte)
 		return -EIO;
-	pr_warn("test: corrupted a byte of a dump driver's module at %pS\n",
-		victim);
+	pr_warn("test: corrupted a byte of %s at %pS\n", whose, victim);
 	return 0;
 }
 #else
-static int dd_test_corrupt_module(void)
+static int dd_test_corrupt_code(u8 *victim, const char *whose)
 {
 	return -EOPNOTSUPP;
 }
@@ -115,6 +124,7 @@ static int dd_test_corrupt_module(void)
 
 static int dd_test_command(const char *cmd)
 {
+	size_t len;
 	u8 *victim;
 
 	if (!strcmp(cmd, "bug"))
@@ -140,7 +150,15 @@ static int dd_test_command(const char *cmd)
 		return 0;
 	}
 	if (!strcmp(cmd, "corruptmod"))
-		return dd_test_corrupt_module();
+		return dd_test_corrupt_code(dd_test_module_code_byte(NULL),
+					    "a dump driver's module");
+	len = str_has_prefix(cmd, "corruptmod ");
+	if (len)
+		return dd_test_corrupt_code(dd_test_module_code_byte(cmd + len),
+					    "a dump driver's module");
+	if (!strcmp(cmd, "corrupttext"))
+		return dd_test_corrupt_code(dd_test_core_code_byte(),
+					    "diskdump's code");
 	if (strcmp(cmd, "corrupt"))
 		return -EINVAL;
 	/* A byte the checksum covers, changed behind its back. */
@@ -153,7 +171,7 @@ static int dd_test_command(const char *cmd)
 static ssize_t dd_test_write(struct file *file, const char __user *ubuf,
 			     size_t count, loff_t *ppos)
 {
-	char buf[16];
+	char buf[64];
 	int ret;
 
 	if (count >= sizeof(buf))

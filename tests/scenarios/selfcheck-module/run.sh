@@ -1,24 +1,40 @@
-# The NVMe driver is a module, as Debian builds it: its panic-path code is
-# the module's own .diskdump.text.  After arming, one byte is flipped in a
-# function of it that is not one of the driver's operations (those were
-# the only module code checksummed before).  At panic diskdump must refuse
-# to write anything and say why.  Boot 1 only: QEMU ends at the reboot.
-mk_dump_disk "$WORK/dump.img" 300
-host_format "$WORK/dump.img" 1
-before=$(sha256sum <"$WORK/dump.img")
-mk_out_disk "$WORK/out.img" 64
-log=$WORK/serial.log
-run_qemu "$log" "ddtest=selfcheck-module ddmib=4 dddevs=/dev/nvme0n1p1" $(disk_on nvme "$WORK/dump.img") -no-reboot
-grep -q "load-modules: nvme.* not loaded" "$log" && fail "the nvme modules did not load"
-grep -q "GUEST: add /dev/nvme0n1p1 failed" "$log" && fail "the NVMe partition was not armed"
-grep -q "GUEST: test hook corruptmod failed" "$log" && fail "no armed dump driver's module had dump code"
-expect_log "$log" "test: corrupted a byte of a dump driver's module at nvme_dump_[a-z_]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[nvme\]" \
-	"the test hook did not change the nvme module's dump code"
-if grep -Eq "test: corrupted .* at nvme_dump_(sanity_check|quiesce|shutdown|rw_block|write_pages|drain)\+" "$log"; then
-	fail "the byte is in one of the driver's operations: the test proves nothing new"
-fi
-expect_log "$log" "Kernel panic - not syncing: sysrq triggered crash" "no panic"
-expect_log "$log" "checksum of diskdump code and data changed .* not dumping" "the self check did not refuse"
-grep -q "trying partition" "$log" && fail "diskdump went on to a partition"
-[ "$(sha256sum <"$WORK/dump.img")" = "$before" ] || fail "the dump disk changed"
-note "$(grep -Eo "corrupted a byte of a dump driver's module at [^ ]+ \[nvme\]" "$log"); self check refused; dump disk byte-identical"
+# The dump drivers are modules, as Debian builds them: the NVMe driver's
+# panic-path code is nvme's .diskdump.text, the SCSI dump type's scsi_mod's,
+# and the dump hooks of an HBA its driver's (sym53c8xx) or libata's.  After
+# arming, one byte is flipped in a function of that section that is not
+# one of the driver's operations (those were the only module code
+# checksummed before), in the module named; then the configuration is
+# changed (its checksum taken again, which must not take in the changed
+# code).  At panic diskdump must refuse to write anything and say why.
+# Boot 1 only: QEMU ends at the reboot.
+#
+# selfcheck_module KIND DEV MODULE: one such crash with the dump disk
+# behind KIND, armed as DEV, a byte of MODULE changed.
+selfcheck_module() {
+	local kind=$1 dev=$2 mod=$3 log=$WORK/serial-$1.log before
+	mk_dump_disk "$WORK/dump.img" 300
+	host_format "$WORK/dump.img" 1
+	before=$(sha256sum <"$WORK/dump.img")
+	mk_out_disk "$WORK/out.img" 64
+	run_qemu "$log" "ddtest=selfcheck-module ddmib=4 dddevs=$dev ddmod=$mod ddrewrite=1" \
+		$(disk_on "$kind" "$WORK/dump.img") -no-reboot
+	grep -q "load-modules: .* not loaded" "$log" && fail "$kind: a module did not load"
+	grep -q "GUEST: add $dev failed" "$log" && fail "$kind: $dev was not armed"
+	grep -q "GUEST: test hook corruptmod.* failed" "$log" && fail "$kind: no armed dump driver's module $mod had dump code"
+	grep -q "GUEST: reboot 7 \(failed\|not taken\)" "$log" && fail "$kind: the configuration did not change after the corruption"
+	expect_log "$log" "test: corrupted a byte of a dump driver's module at [a-z0-9_]+\+0x[0-9a-f]+/0x[0-9a-f]+ \[$mod\]" \
+		"$kind: the test hook did not change the $mod module's dump code"
+	if grep -Eq "test: corrupted .* at (nvme|scsi)_dump_(sanity_check|quiesce|shutdown|rw_block|write_pages|drain)\+" "$log"; then
+		fail "$kind: the byte is in one of the driver's operations: the test proves nothing new"
+	fi
+	expect_log "$log" "Kernel panic - not syncing: sysrq triggered crash" "$kind: no panic"
+	expect_log "$log" "checksum of diskdump code and data changed \(a dump driver's code: .* not dumping" \
+		"$kind: the self check did not refuse"
+	grep -q "trying partition" "$log" && fail "$kind: diskdump went on to a partition"
+	[ "$(sha256sum <"$WORK/dump.img")" = "$before" ] || fail "$kind: the dump disk changed"
+	note "$kind: $(grep -Eo "corrupted a byte of a dump driver's module at [^ ]+ \[$mod\]" "$log"); self check refused; dump disk byte-identical"
+}
+
+selfcheck_module nvme /dev/nvme0n1p1 nvme
+selfcheck_module lsi /dev/sda1 sym53c8xx
+selfcheck_module ahci /dev/sda1 libata

@@ -14,3 +14,21 @@ grep -q "trying partition" "$WORK/serial.log" && fail "diskdump went on to a par
 expect_log "$WORK/serial.log" "diskdump: /dev/sda1 armed" "the init script did not run on boot 2"
 [ -d "$WORK/out/crash" ] && fail "savecore saved something"
 note "self check refused; dump disk byte-identical"
+
+# A byte of diskdump's own code, changed after init, then the
+# configuration changed (its checksum taken again): the code's checksum is
+# the one taken at init, and the dump is refused.  Boot 1 only.
+host_format "$WORK/dump.img" 1
+before=$(sha256sum <"$WORK/dump.img")
+mk_out_disk "$WORK/out.img" 64
+log=$WORK/serial-text.log
+run_qemu "$log" "ddtest=selfcheck ddmib=4 ddcorrupt=corrupttext ddrewrite=1" $(scsi_disk "$WORK/dump.img") -no-reboot
+grep -q "GUEST: add /dev/sda1 failed" "$log" && fail "sda1 was not armed"
+grep -q "GUEST: test hook corrupttext failed" "$log" && fail "the test hook could not change diskdump's code"
+grep -q "GUEST: reboot 7 \(failed\|not taken\)" "$log" && fail "the configuration did not change after the corruption"
+expect_log "$log" "test: corrupted a byte of diskdump's code at dd_fmt_mismatch\+0x[0-9a-f]+/" "the test hook did not change diskdump's code"
+expect_log "$log" "Kernel panic - not syncing: sysrq triggered crash" "no panic (code)"
+expect_log "$log" "checksum of diskdump code and data changed \(diskdump's code: .* not dumping" "the self check did not refuse the changed code"
+grep -q "trying partition" "$log" && fail "diskdump went on to a partition with its code changed"
+[ "$(sha256sum <"$WORK/dump.img")" = "$before" ] || fail "the dump disk changed (code)"
+note "$(grep -Eo "corrupted a byte of diskdump's code at [^ ]+" "$log"), configuration changed after: refused; dump disk byte-identical"
