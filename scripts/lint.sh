@@ -111,6 +111,16 @@ for o in $objs; do
 		bad "sparse+W=1 $o"
 	fi
 done
+# No static key or static call site in the panic-path code: the kernel
+# would rewrite code that the self check compares with a checksum taken at
+# init or arming (the test kernel has static keys, as Debian's).
+if out=$(python3 "$top/scripts/panic-text-check.py" "$obj/vmlinux" \
+	$(find "$obj" -path "$obj/modroot" -prune -o -name '*.ko' -print) 2>&1); then
+	ok "$(echo "$out" | tail -1)"
+else
+	echo "$out" | head -20
+	bad "no static key or static call site in .diskdump.text"
+fi
 # aic7xxx and aic79xx cannot run under QEMU: the test kernel builds them
 # (as modules, as Debian does), and their dump hooks must be panic-path
 # code, in the section that the self check covers and kprobes refuse.

@@ -637,7 +637,12 @@ dd_excluded(unsigned long pfn, struct page *page, unsigned int level)
 	if ((level & DISKDUMP_EXCLUDE_FREE) && PageBuddy(page))
 		return 1UL << min_t(unsigned long, page_private(page), MAX_PAGE_ORDER);
 	head = dd_head_page(page);
-	if (head && !PageSlab(head) && !PageBuddy(head)) {
+	/*
+	 * The folio tests on the head dd_head_page() found, not PageSlab():
+	 * its page_folio() tests a static key, which would change this
+	 * code, and the self check would refuse every dump after.
+	 */
+	if (head && !folio_test_slab((struct folio *)head) && !PageBuddy(head)) {
 		mapping = (unsigned long)READ_ONCE(head->mapping);
 		flags = READ_ONCE(head->flags);
 		anon = mapping & PAGE_MAPPING_ANON;
@@ -672,7 +677,8 @@ static __diskdump_text bool dd_hwpoisoned(struct page *page)
 	if (PageHWPoison(page))
 		return true;
 	head = dd_head_page(page);
-	return head && head != page && PageHWPoison(head) && PageHuge(head);
+	return head && head != page && PageHWPoison(head) &&
+	       folio_test_hugetlb((struct folio *)head);
 }
 
 /*
