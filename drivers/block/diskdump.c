@@ -1180,6 +1180,7 @@ static __diskdump_text int dd_dump_partition(struct disk_dump_partition *part,
 	u64 start;
 	int ret;
 
+	dd_run.io_errors = 0;
 	pr_emerg("trying partition %u:%u (%llu sectors at %llu)\n",
 		 MAJOR(part->devt), MINOR(part->devt),
 		 (unsigned long long)part->nr_sects,
@@ -1215,8 +1216,8 @@ static __diskdump_text int dd_dump_partition(struct disk_dump_partition *part,
 	if (ops->shutdown(part->dev) && !ret)
 		ret = -EIO;
 	if (ret)
-		pr_emerg("dump failed (%d) after %llu pages\n", ret,
-			 dd_cfg.hdr->written_pages);
+		pr_emerg("dump failed (%d) after %llu pages, %lu failed I/O requests\n",
+			 ret, dd_cfg.hdr->written_pages, dd_run.io_errors);
 	else
 		pr_emerg("dump complete: %llu pages in %llu ms%s\n",
 			 dd_cfg.hdr->written_pages,
