@@ -321,6 +321,8 @@ static __diskdump_text u32 dd_crc_device(u32 crc, struct disk_dump_device *dev)
 
 	crc = crc32_le(crc, (const u8 *)dev, sizeof(*dev));
 	crc = crc32_le(crc, (const u8 *)dev->ops, sizeof(*dev->ops));
+	if (dev->priv)
+		crc = crc32_le(crc, dev->priv, dev->priv_fixed);
 	list_for_each_entry(part, &dev->partitions, list)
 		crc = crc32_le(crc, (const u8 *)part, sizeof(*part));
 	return crc;

@@ -51,28 +51,39 @@
  * @sg: the scatterlist entry over @buf
  * @pages: the scatterlist over the pages of a write_pages call
  * @buf: DMA buffer of SCSI_DUMP_MAX_BLOCKS blocks
+ * @buf_dma: @buf's address for the HBA, mapped when the disk was armed
  * @order: page order of @buf
  * @max_segs: entries in a command's scatterlist, at most
  * @max_seg_size: bytes in one entry, at most
  * @seg_boundary: mask of the boundary that no entry may cross
  * @sense: sense data of the last command
  * @direct: the HBA reads RAM pages at their bus address (write_pages)
+ * @mapped: @buf_dma is valid: commands through @buf are SCMD_DUMP_MAPPED
+ * @sync: @buf_dma needs dma_sync_single_*() around a command (swiotlb)
  * @done: set by scsi_dump_done() when @cmd completes
  * @quiesced: the host was quiesced during this panic
  * @broken: a command timed out; the host still owns @cmd
+ *
+ * The members up to @sync are set when the disk is armed and not changed
+ * after: diskdump's self check covers them (&disk_dump_device.priv_fixed).
  */
 struct scsi_dump_dev {
+	/* set when armed: dev->priv_fixed, checksummed */
 	struct scsi_device *sdev;
 	struct scsi_cmnd *cmd;
-	struct scatterlist sg;
-	struct scatterlist pages[SCSI_DUMP_MAX_BLOCKS];
 	void *buf;
+	dma_addr_t buf_dma;
 	unsigned int order;
 	unsigned int max_segs;
 	unsigned int max_seg_size;
 	unsigned long seg_boundary;
-	u8 sense[SCSI_SENSE_BUFFERSIZE];
 	bool direct;
+	bool mapped;
+	bool sync;
+	/* changed at panic */
+	struct scatterlist sg;
+	struct scatterlist pages[SCSI_DUMP_MAX_BLOCKS];
+	u8 sense[SCSI_SENSE_BUFFERSIZE];
 	bool done;
 	bool quiesced;
 	bool broken;
@@ -117,8 +128,14 @@ scsi_dump_prep(struct scsi_dump_dev *sdd, const u8 *cdb,
 	cmd->sense_buffer = sdd->sense;
 	memset(sdd->sense, 0, sizeof(sdd->sense));
 	memset(&cmd->sdb, 0, sizeof(cmd->sdb));
+	cmd->flags &= ~SCMD_DUMP_MAPPED;
 	if (bytes && !sgl) {
 		sg_init_one(&sdd->sg, sdd->buf, bytes);
+		if (sdd->mapped) {
+			sg_dma_address(&sdd->sg) = sdd->buf_dma;
+			sg_dma_len(&sdd->sg) = bytes;
+			cmd->flags |= SCMD_DUMP_MAPPED;
+		}
 		sgl = &sdd->sg;
 		nents = 1;
 	}
@@ -235,13 +252,27 @@ scsi_dump_exec_sg(struct scsi_dump_dev *sdd, const u8 *cdb,
 	return -EIO;
 }
 
-/* A command through the DMA buffer (@bytes of it), or with no data. */
+/*
+ * A command through the DMA buffer (@bytes of it), or with no data.  Where
+ * the buffer is bounced (swiotlb), the bounce buffer is brought up to date
+ * around the command: that copies, and takes no lock.
+ */
 static __diskdump_text int
 scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
 	       unsigned int cdb_len, enum dma_data_direction dir,
 	       unsigned int bytes)
 {
-	return scsi_dump_exec_sg(sdd, cdb, cdb_len, dir, bytes, NULL, 0);
+	struct device *dma = sdd->sdev->host->dma_dev;
+	int ret;
+
+	if (bytes && sdd->sync)
+		dma_sync_single_for_device(dma, sdd->buf_dma, bytes,
+					   DMA_BIDIRECTIONAL);
+	ret = scsi_dump_exec_sg(sdd, cdb, cdb_len, dir, bytes, NULL, 0);
+	if (bytes && sdd->sync && dir == DMA_FROM_DEVICE)
+		dma_sync_single_for_cpu(dma, sdd->buf_dma, bytes,
+					DMA_BIDIRECTIONAL);
+	return ret;
 }
 
 /* Build READ/WRITE (10), or (16) past 2 TiB or 65535 sectors. */
@@ -537,6 +568,38 @@ static struct module *scsi_dump_hooks_module(const struct scsi_host_template *ho
 	return mod == hostt->module ? NULL : mod;
 }
 
+/*
+ * Map the DMA buffer for the HBA now, once: at panic neither its
+ * queuecommand (scsi_dma_map()) nor libata maps or unmaps a command that
+ * is SCMD_DUMP_MAPPED, so no IOVA allocator, IOMMU page table, flush or
+ * invalidation queue or swiotlb area lock is taken then, whoever holds it.
+ * Should mapping fail, the HBA maps at panic, as without this.
+ */
+static void scsi_dump_map_buf(struct scsi_dump_dev *sdd)
+{
+	struct device *dma = sdd->sdev->host->dma_dev;
+
+	sdd->buf_dma = dma_map_single(dma, sdd->buf, PAGE_SIZE << sdd->order,
+				      DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dma, sdd->buf_dma))
+		return;
+	sdd->sync = dma_need_sync(dma, sdd->buf_dma);
+	/* DMA API debugging would take its own locks in a sync */
+	if (sdd->sync && IS_ENABLED(CONFIG_DMA_API_DEBUG)) {
+		dma_unmap_single(dma, sdd->buf_dma, PAGE_SIZE << sdd->order,
+				 DMA_BIDIRECTIONAL);
+		return;
+	}
+	sdd->mapped = true;
+}
+
+static void scsi_dump_unmap_buf(struct scsi_dump_dev *sdd)
+{
+	if (sdd->mapped)
+		dma_unmap_single(sdd->sdev->host->dma_dev, sdd->buf_dma,
+				 PAGE_SIZE << sdd->order, DMA_BIDIRECTIONAL);
+}
+
 static int scsi_dump_add_device(struct disk_dump_device *dev)
 {
 	struct scsi_device *sdev = dev->device;
@@ -588,11 +651,14 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	dev->ops = &scsi_dump_ops;
 	dev->drivers[0] = shost->hostt->module;
 	dev->drivers[1] = scsi_dump_hooks_module(shost->hostt);
-	/* the HBA maps each command's buffer in queuecommand */
-	dev->dma_locks = diskdump_dma_takes_locks(shost->dma_dev, sdd->buf,
+	scsi_dump_map_buf(sdd);
+	/* unless mapped now, the HBA maps each command's buffer at panic */
+	dev->dma_locks = !sdd->mapped &&
+			 diskdump_dma_takes_locks(shost->dma_dev, sdd->buf,
 						  PAGE_SIZE << sdd->order);
 	scsi_dump_set_limits(sdd);
 	dev->priv = sdd;
+	dev->priv_fixed = offsetof(struct scsi_dump_dev, sg);
 	return 0;
 
 out_buf:
@@ -609,6 +675,7 @@ static void scsi_dump_remove_device(struct disk_dump_device *dev)
 	struct scsi_dump_dev *sdd = dev->priv;
 
 	kfree(scsi_cmd_to_rq(sdd->cmd));
+	scsi_dump_unmap_buf(sdd);
 	free_pages((unsigned long)sdd->buf, sdd->order);
 	put_device(&sdd->sdev->sdev_gendev);
 	kfree(sdd);

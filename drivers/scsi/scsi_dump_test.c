@@ -22,8 +22,12 @@
  *		must not use a disk whose driver would take them.
  * busy_iommu	holds the lock of the invalidation queue of the Intel IOMMU
  *		the host's device is behind for 1 ms at a time, letting go
- *		for 5 us: in strict mode every unmap, the dump's too, waits
- *		for an invalidation under that lock.
+ *		for 5 us: in strict mode every unmap waits for an
+ *		invalidation under that lock.
+ * hold_iommu	holds that lock with interrupts off for good, as a CPU that
+ *		hangs waiting for an invalidation would: that CPU cannot be
+ *		parked, and a dump that mapped or unmapped through that IOMMU
+ *		at panic would spin on the lock for ever.
  *
  * Any of them may stop the machine from dumping.  For testing only.
  */
@@ -53,6 +57,7 @@ enum scsi_dump_test_kind {
 	SCSI_DUMP_TEST_BUSY_MAP,
 	SCSI_DUMP_TEST_HOLD_MAP,
 	SCSI_DUMP_TEST_BUSY_IOMMU,
+	SCSI_DUMP_TEST_HOLD_IOMMU,
 };
 
 /* The one test thread, its host and what it does. */
@@ -60,11 +65,17 @@ struct scsi_dump_test {
 	struct Scsi_Host *shost;
 	enum scsi_dump_test_kind kind;
 	void *buf;		/* busy_map: the page it maps */
-	raw_spinlock_t *qi_lock;	/* busy_iommu: the lock it holds */
+	raw_spinlock_t *qi_lock;	/* busy_iommu, hold_iommu: the lock */
 	bool started;
 };
 
 static struct scsi_dump_test scsi_dump_test;
+
+static bool scsi_dump_test_iommu(enum scsi_dump_test_kind kind)
+{
+	return kind == SCSI_DUMP_TEST_BUSY_IOMMU ||
+	       kind == SCSI_DUMP_TEST_HOLD_IOMMU;
+}
 
 static bool scsi_dump_test_maps(enum scsi_dump_test_kind kind)
 {
@@ -111,9 +122,12 @@ static int scsi_dump_test_thread(void *data)
 	struct Scsi_Host *shost = test->shost;
 
 	for (;;) {
-		if (test->kind == SCSI_DUMP_TEST_BUSY_IOMMU) {
+		if (scsi_dump_test_iommu(test->kind)) {
 			raw_spin_lock_irq(test->qi_lock);
 			WRITE_ONCE(test->started, true);
+			if (test->kind == SCSI_DUMP_TEST_HOLD_IOMMU)
+				for (;;)
+					cpu_relax();
 			mdelay(1);
 			raw_spin_unlock_irq(test->qi_lock);
 		} else if (scsi_dump_test_maps(test->kind)) {
@@ -161,8 +175,10 @@ static void scsi_dump_test_say(unsigned int cpu, unsigned int host_no)
 			"behind an IOMMU" : "with no IOMMU");
 		break;
 	case SCSI_DUMP_TEST_BUSY_IOMMU:
-		pr_warn("CPU %u holds the invalidation queue lock of host %u's IOMMU 1 ms at a time\n",
-			cpu, host_no);
+	case SCSI_DUMP_TEST_HOLD_IOMMU:
+		pr_warn("CPU %u holds the invalidation queue lock of host %u's IOMMU %s\n",
+			cpu, host_no, test->kind == SCSI_DUMP_TEST_HOLD_IOMMU ?
+			"for good" : "1 ms at a time");
 		break;
 	}
 }
@@ -179,7 +195,7 @@ static int scsi_dump_test_start(unsigned int host_no, unsigned int cpu,
 		return -ENODEV;
 	test->kind = kind;
 	test->started = false;
-	if (kind == SCSI_DUMP_TEST_BUSY_IOMMU) {
+	if (scsi_dump_test_iommu(kind)) {
 		test->qi_lock = scsi_dump_test_qi_lock(test->shost->dma_dev);
 		if (!test->qi_lock) {
 			ret = -ENODEV;
@@ -259,6 +275,10 @@ module_param_cb(busy_iommu, &scsi_dump_test_ops,
 		(void *)SCSI_DUMP_TEST_BUSY_IOMMU, 0200);
 MODULE_PARM_DESC(busy_iommu,
 		 "A CPU holds the Intel IOMMU's invalidation queue lock of this SCSI host 1 ms at a time");
+module_param_cb(hold_iommu, &scsi_dump_test_ops,
+		(void *)SCSI_DUMP_TEST_HOLD_IOMMU, 0200);
+MODULE_PARM_DESC(hold_iommu,
+		 "A CPU holds the Intel IOMMU's invalidation queue lock of this SCSI host for good");
 
 MODULE_DESCRIPTION("diskdump test hooks: CPUs busy with a SCSI host");
 MODULE_LICENSE("GPL");

@@ -96,6 +96,8 @@ struct disk_dump_device_ops {
  * @device: driver private data (for SCSI, the scsi_device)
  * @type: the disk_dump_type that offered this device
  * @priv: the driver's own per-device data
+ * @priv_fixed: how many bytes at the start of @priv add_device set for good
+ *	(buffer and DMA addresses, limits): the self check covers them
  * @max_blocks: largest @nr_blocks one rw_block call takes
  * @drivers: the modules of the drivers below the dump type whose code runs
  *	at panic (for SCSI, the HBA's, and that of its dump hooks where that
@@ -120,6 +122,7 @@ struct disk_dump_device {
 	void *device;
 	struct disk_dump_type *type;
 	void *priv;
+	unsigned int priv_fixed;
 	unsigned int max_blocks;
 	struct module *drivers[2];
 	bool dma_locks;
