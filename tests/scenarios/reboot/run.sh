@@ -21,25 +21,25 @@ grep -q "Rebooting in" "$log" && fail "panic() waited before the reboot"
 check_saved_dump "sysrq triggered crash" 1
 t1=$QEMU_SECONDS
 
-mk_dump_disk "$WORK/dump.img" 300
-mk_out_disk "$WORK/out.img" 700
-run_qemu "$WORK/serial2.log" "panic=0 ddmib=4 ddreboot=2" $(disk_on lsi "$WORK/dump.img") -no-reboot
-expect_log "$WORK/serial2.log" "diskdump: dump complete" "no dump with reboot 2"
+# boot1_only N APPEND [run_qemu's status left in $rc]: a fresh dump disk,
+# boot 1 in QEMU with APPEND, its log serialN.log, its dump checked.
+boot1_only() {
+	mk_dump_disk "$WORK/dump.img" 300
+	mk_out_disk "$WORK/out.img" 700
+	run_qemu "$WORK/serial$1.log" "$2" $(disk_on lsi "$WORK/dump.img") -no-reboot
+	expect_log "$WORK/serial$1.log" "diskdump: dump complete" "no dump with $2"
+}
+
+boot1_only 2 "panic=0 ddmib=4 ddreboot=2"
 expect_log "$WORK/serial2.log" "Rebooting in 2 seconds" "reboot 2 did not wait 2 seconds"
 grep -q "rebooting at once" "$WORK/serial2.log" && fail "reboot 2 rebooted at once"
 
-mk_dump_disk "$WORK/dump.img" 300
-mk_out_disk "$WORK/out.img" 700
-run_qemu "$WORK/serial3.log" "ddmib=4" $(disk_on lsi "$WORK/dump.img") -no-reboot
-expect_log "$WORK/serial3.log" "diskdump: dump complete" "no dump with panic=1"
+boot1_only 3 "ddmib=4"
 expect_log "$WORK/serial3.log" "Rebooting in 1 seconds" "reboot auto did not leave panic=1's wait alone"
 grep -q "rebooting at once" "$WORK/serial3.log" && fail "reboot auto overrode panic=1"
 
-mk_dump_disk "$WORK/dump.img" 300
-mk_out_disk "$WORK/out.img" 700
 rc=0
-(QEMU_TIMEOUT=75 run_qemu "$WORK/serial4.log" "panic=0 ddtest=reboot ddmib=4 ddrebootctl=panic" \
-	$(disk_on lsi "$WORK/dump.img") -no-reboot) 2>"$WORK/qemu4.txt" || rc=$?
+(QEMU_TIMEOUT=75 boot1_only 4 "panic=0 ddtest=reboot ddmib=4 ddrebootctl=panic") 2>"$WORK/qemu4.txt" || rc=$?
 expect_log "$WORK/serial4.log" "diskdump: after a dump: reboot panic" "diskdumpctl did not set DISKDUMP_REBOOT"
 expect_log "$WORK/serial4.log" "GUEST: # reboot: panic" "/proc/diskdump does not say reboot panic"
 expect_log "$WORK/serial4.log" "diskdump: dump complete" "no dump with reboot panic"
