@@ -73,7 +73,7 @@ run_qemu() {
 	case ${IOMMU:-} in
 	"") ;;
 	lazy|strict)
-		out=(-machine q35 -device intel-iommu
+		out=(-machine q35 -device "intel-iommu${IOMMU_OPTS:+,$IOMMU_OPTS}"
 			-drive "file=$WORK/out.img,if=none,format=raw,id=out"
 			-device virtio-blk-pci,drive=out,iommu_platform=on,disable-legacy=on)
 		append="$append intel_iommu=on iommu.strict=$([ "$IOMMU" = strict ] && echo 1 || echo 0)" ;;

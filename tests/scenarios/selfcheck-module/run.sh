@@ -6,12 +6,13 @@
 # checksummed before), in the module named; then the configuration is
 # changed (its checksum taken again, which must not take in the changed
 # code).  At panic diskdump must refuse to write anything and say why.
-# Boot 1 only: QEMU ends at the reboot.
+# Boot 1 only: QEMU ends at the reboot.  Four machines: nvme, sym53c8xx,
+# scsi_mod (the SCSI dump type), libata.
 #
 # selfcheck_module KIND DEV MODULE: one such crash with the dump disk
 # behind KIND, armed as DEV, a byte of MODULE changed.
 selfcheck_module() {
-	local kind=$1 dev=$2 mod=$3 log=$WORK/serial-$1.log before
+	local kind=$1 dev=$2 mod=$3 log=$WORK/serial-$1-$3.log before
 	mk_dump_disk "$WORK/dump.img" 300
 	host_format "$WORK/dump.img" 1
 	before=$(sha256sum <"$WORK/dump.img")
@@ -37,4 +38,5 @@ selfcheck_module() {
 
 selfcheck_module nvme /dev/nvme0n1p1 nvme
 selfcheck_module lsi /dev/sda1 sym53c8xx
+selfcheck_module lsi /dev/sda1 scsi_mod
 selfcheck_module ahci /dev/sda1 libata
