@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check that the kernel never rewrites diskdump's panic-path code.
 
-    scripts/panic-text-check.py VMLINUX [MODULE.ko ...]
+    scripts/panic-text-check.py [--require NAME,...] VMLINUX [MODULE.ko ...]
 
 diskdump checksums its .diskdump.text once (at init, or when a disk is
 armed, for a module's) and refuses to dump if it changed.  Code the kernel
@@ -10,7 +10,8 @@ patches at run time would make it refuse for good: a static key's jump
 section.  For vmlinux the tables' entries are read (relative addresses), and
 a kernel with static keys and no entry at all is refused, as a sign that
 the tables were not found; for a module, their relocations.  Prints each site found and exits 1 if
-there is one, 2 if a file cannot be read.
+there is one, 2 if a file cannot be read or a module that --require
+names was not among those checked (with a .diskdump.text).
 """
 import struct
 import sys
@@ -84,6 +85,9 @@ def linked_sites(data, hdrs):
                 size=syms["__diskdump_text_end"] - syms["__diskdump_text_start"])
     found = []
     entries = 0
+    if "__start___jump_table" not in syms:
+        raise ValueError("no __jump_table: the check would prove nothing"
+                         " (CONFIG_JUMP_LABEL?)")
     for table, (start, stop) in LINKED.items():
         if start not in syms or stop not in syms:
             continue
@@ -127,10 +131,15 @@ def module_sites(data, hdrs):
 
 
 def main(argv):
+    required = set()
+    if len(argv) > 2 and argv[1] == "--require":
+        required = set(argv[2].split(","))
+        argv = argv[:1] + argv[3:]
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     bad = checked = entries = 0
+    seen = set()
     for path in argv[1:]:
         try:
             with open(path, "rb") as f:
@@ -144,10 +153,15 @@ def main(argv):
         if text is None:
             continue
         checked += 1
+        seen.add(path.rsplit("/", 1)[-1].rsplit(".ko", 1)[0].replace("-", "_"))
         entries += text.get("entries", 0)
         for table, where in found:
             print("%s: %s entry in %s" % (path, table, where))
             bad = 1
+    if required - seen:
+        print("panic-text-check: no .diskdump.text checked in %s"
+              % ", ".join(sorted(required - seen)), file=sys.stderr)
+        return 2
     if not bad:
         print("panic-text-check: %d files with a .diskdump.text (vmlinux: %d"
               " static key and static call sites), none in it" % (checked, entries))
