@@ -215,26 +215,15 @@ static bool dd_is_op(const struct disk_dump_device_ops *ops, unsigned long fn)
 }
 
 /* Is @addr in module @name's code?  Any code is, for a NULL @name. */
-#ifdef CONFIG_MODULES
 static bool dd_in_module(unsigned long addr, const char *name)
 {
 	struct module *mod;
-	bool ret;
 
 	if (!name)
 		return true;
-	preempt_disable();
-	mod = __module_address(addr);
-	ret = mod && !strcmp(mod->name, name);
-	preempt_enable();
-	return ret;
+	mod = diskdump_code_module((const void *)addr);
+	return mod && !strcmp(module_name(mod), name);
 }
-#else
-static bool dd_in_module(unsigned long addr, const char *name)
-{
-	return !name;
-}
-#endif
 
 /*
  * For the "corruptmod" test hook: a byte in the middle of a function of an
