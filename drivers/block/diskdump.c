@@ -1581,10 +1581,7 @@ int register_disk_dump_type(struct disk_dump_type *type)
 }
 EXPORT_SYMBOL_GPL(register_disk_dump_type);
 
-static struct disk_dump_device *
-dd_unlink_partition(struct disk_dump_partition *part);
-static void dd_release_partition(struct disk_dump_partition *part,
-				 struct disk_dump_device *dev);
+static void dd_disarm_partition(struct disk_dump_partition *part);
 
 /**
  * unregister_disk_dump_type - withdraw a class of dump devices
@@ -1599,14 +1596,8 @@ void unregister_disk_dump_type(struct disk_dump_type *type)
 	list_for_each_entry_safe(dev, ndev, &dd_devices, list) {
 		if (dev->type != type)
 			continue;
-		list_for_each_entry_safe(part, npart, &dev->partitions, list) {
-			struct disk_dump_device *gone;
-
-			dd_config_begin();
-			gone = dd_unlink_partition(part);
-			dd_config_commit();
-			dd_release_partition(part, gone);
-		}
+		list_for_each_entry_safe(part, npart, &dev->partitions, list)
+			dd_disarm_partition(part);
 	}
 	list_del(&type->list);
 	mutex_unlock(&dd_mutex);
@@ -1967,17 +1958,55 @@ dd_unlink_partition(struct disk_dump_partition *part)
 	return dev;
 }
 
-/* Close and free what dd_unlink_partition() took off, after the commit. */
-static void dd_release_partition(struct disk_dump_partition *part,
-				 struct disk_dump_device *dev)
+/*
+ * Take @part off the configuration, close and free it, and its device with
+ * its last partition (the driver then releases what it set up for the
+ * dump).  The block device file's last fput() is deferred: it never closes
+ * the disk under dd_mutex.
+ */
+static void dd_disarm_partition(struct disk_dump_partition *part)
 {
+	struct disk_dump_device *gone;
+
+	dd_config_begin();
+	gone = dd_unlink_partition(part);
+	dd_config_commit();
 	fput(part->bdev_file);
 	kfree(part);
-	if (dev)
-		dd_free_device(dev);
+	if (gone)
+		dd_free_device(gone);
 }
 
 static int dd_holder;	/* of the armed partitions' block devices */
+
+/*
+ * The disk of an armed partition is going away: its driver is being
+ * unbound, its controller hot-unplugged, its SCSI device deleted.  Called
+ * by del_gendisk() while the driver and the device are still there, with
+ * @bdev->bd_holder_lock held, which it must drop.  Disarm the partition
+ * now: the dump driver unmaps its buffer (an IOMMU mapping must not
+ * outlive the device) or gives up its NVMe dump queue while it still can,
+ * and a disk that is gone is no longer on the list the panic path tries.
+ */
+static void dd_bdev_mark_dead(struct block_device *bdev, bool surprise)
+{
+	struct disk_dump_partition *part;
+	dev_t devt = bdev->bd_dev;
+
+	mutex_unlock(&bdev->bd_holder_lock);
+	mutex_lock(&dd_mutex);
+	part = dd_find_partition(devt);
+	if (part && file_bdev(part->bdev_file) == bdev) {
+		pr_warn("%pg: its disk is going away%s: no longer a dump partition\n",
+			bdev, surprise ? " (surprise removal)" : "");
+		dd_disarm_partition(part);
+	}
+	mutex_unlock(&dd_mutex);
+}
+
+static const struct blk_holder_ops dd_holder_ops = {
+	.mark_dead = dd_bdev_mark_dead,
+};
 
 /* Read block @blk of @bdev into @page from the disk, not the page cache. */
 static int dd_read_block_sync(struct block_device *bdev, unsigned long blk,
@@ -2105,7 +2134,7 @@ static int dd_add_partition(dev_t devt)
 			return ret;
 	}
 	file = bdev_file_open_by_dev(devt, BLK_OPEN_READ | BLK_OPEN_WRITE,
-				     &dd_holder, NULL);
+				     &dd_holder, &dd_holder_ops);
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	bdev = file_bdev(file);
@@ -2688,12 +2717,7 @@ static int dd_command(char *line)
 		struct disk_dump_partition *part = dd_find_partition(devt);
 
 		if (part) {
-			struct disk_dump_device *gone;
-
-			dd_config_begin();
-			gone = dd_unlink_partition(part);
-			dd_config_commit();
-			dd_release_partition(part, gone);
+			dd_disarm_partition(part);
 			pr_info("%s: dump partition removed\n", arg);
 			ret = 0;
 		} else {
