@@ -204,6 +204,28 @@ u8 *dd_test_config_byte(void)
 	return (u8 *)&dd_cfg.ram[DISKDUMP_MAX_RAM_RANGES - 1];
 }
 
+/*
+ * For the "corruptpriv" test hook: the second byte of the first word of
+ * the first armed device's driver data (a pointer the driver set when
+ * armed and uses at panic), whatever its priv_fixed says, or NULL.  Its
+ * type's module is put in @whose.
+ */
+u8 *dd_test_priv_byte(const char **whose)
+{
+	struct disk_dump_device *dev;
+	u8 *victim = NULL;
+
+	mutex_lock(&dd_mutex);
+	dev = list_first_entry_or_null(&dd_devices, struct disk_dump_device,
+				       list);
+	if (dev && dev->priv) {
+		victim = (u8 *)dev->priv + 1;
+		*whose = module_name(dev->type->owner);
+	}
+	mutex_unlock(&dd_mutex);
+	return victim;
+}
+
 static bool dd_is_op(const struct disk_dump_device_ops *ops, unsigned long fn)
 {
 	return fn == (unsigned long)ops->sanity_check ||
@@ -310,8 +332,7 @@ static __diskdump_text u32 dd_crc_device(u32 crc, struct disk_dump_device *dev)
 
 	crc = crc32_le(crc, (const u8 *)dev, sizeof(*dev));
 	crc = crc32_le(crc, (const u8 *)dev->ops, sizeof(*dev->ops));
-	if (dev->priv)
-		crc = crc32_le(crc, dev->priv, dev->priv_fixed);
+	crc = crc32_le(crc, dev->priv, dev->priv_fixed);
 	list_for_each_entry(part, &dev->partitions, list)
 		crc = crc32_le(crc, (const u8 *)part, sizeof(*part));
 	return crc;

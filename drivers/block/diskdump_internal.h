@@ -36,6 +36,7 @@ void dd_test_fault_point(void);
 void dd_test_add_point(void);
 /* diskdump.c: a byte the self check covers */
 u8 *dd_test_config_byte(void);
+u8 *dd_test_priv_byte(const char **whose);
 u8 *dd_test_module_code_byte(const char *name);
 u8 *dd_test_core_code_byte(void);
 #else

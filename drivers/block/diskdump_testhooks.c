@@ -12,6 +12,8 @@
  *            than its operations
  *   corrupttext  flip a byte of diskdump's own panic-path code, in a
  *            function that at panic runs only after the self check
+ *   corruptpriv  flip a byte of a pointer in the first armed disk's
+ *            driver data (NVMe's controller, SCSI's disk)
  *   panic2   the next dump panics again after 80% of its pages
  *   oops     the next dump dereferences a bad pointer after 80%
  *   slowadd  the next "add" takes 3 s more, as an NVMe one may
@@ -122,6 +124,22 @@ static int dd_test_corrupt_code(u8 *victim, const char *whose)
 }
 #endif
 
+/* Flip a byte of a pointer an armed dump driver uses at panic. */
+static int dd_test_corrupt_priv(void)
+{
+	const char *whose = NULL;
+	u8 *victim = dd_test_priv_byte(&whose);
+
+	if (!victim) {
+		pr_warn("test: no armed disk has driver data to corrupt\n");
+		return -ENOENT;
+	}
+	*victim ^= 0xff;
+	pr_warn("test: corrupted a byte of %s's data for an armed disk at %p\n",
+		whose, victim);
+	return 0;
+}
+
 static int dd_test_command(const char *cmd)
 {
 	size_t len;
@@ -156,6 +174,8 @@ static int dd_test_command(const char *cmd)
 	if (len)
 		return dd_test_corrupt_code(dd_test_module_code_byte(cmd + len),
 					    "a dump driver's module");
+	if (!strcmp(cmd, "corruptpriv"))
+		return dd_test_corrupt_priv();
 	if (!strcmp(cmd, "corrupttext"))
 		return dd_test_corrupt_code(dd_test_core_code_byte(),
 					    "diskdump's code");

@@ -99,14 +99,12 @@ struct nvme_dump_slot {
  * @write_failed: a write failed for good; @bad_block says where
  */
 struct nvme_dump_dev {
-	struct list_head list;
+	/* set when armed, for good: dev->priv_fixed, checksummed */
 	struct nvme_ctrl *ctrl;
-	struct nvme_dump_queue q;
 	struct nvme_command *sq;
 	struct nvme_completion *cq;
 	void *buf;
 	__le64 *prps;
-	struct nvme_dump_slot slots[NVME_DUMP_SLOTS];
 	dma_addr_t sq_dma;
 	dma_addr_t cq_dma;
 	dma_addr_t buf_dma;
@@ -115,6 +113,11 @@ struct nvme_dump_dev {
 	size_t prps_size;
 	u16 depth;
 	u16 nr_slots;
+	bool direct;
+	/* changed by other disks' arming, by a controller reset, at panic */
+	struct list_head list;
+	struct nvme_dump_queue q;
+	struct nvme_dump_slot slots[NVME_DUMP_SLOTS];
 	u16 busy;
 	u16 max_busy;
 	unsigned int writes;
@@ -124,7 +127,6 @@ struct nvme_dump_dev {
 	u16 cid;
 	u32 nsid;
 	unsigned long bad_block;
-	bool direct;
 	bool ready;
 	bool broken;
 	bool write_failed;
@@ -854,6 +856,7 @@ static int nvme_dump_add_device(struct disk_dump_device *dev)
 		 "pages copied to a mapped buffer");
 	dev->ops = &nvme_dump_ops;
 	dev->priv = ndd;
+	dev->priv_fixed = offsetof(struct nvme_dump_dev, list);
 	dev->max_blocks = max_blocks;
 	return 0;
 

@@ -32,3 +32,27 @@ expect_log "$log" "checksum of diskdump code and data changed \(diskdump's code:
 grep -q "trying partition" "$log" && fail "diskdump went on to a partition with its code changed"
 [ "$(sha256sum <"$WORK/dump.img")" = "$before" ] || fail "the dump disk changed (code)"
 note "$(grep -Eo "corrupted a byte of diskdump's code at [^ ]+" "$log"), configuration changed after: refused; dump disk byte-identical"
+
+# A byte of a pointer in the first armed disk's driver data, which the
+# driver set when the disk was armed and uses at panic (NVMe: the
+# controller, SCSI: the disk).  The data a driver sets for good comes
+# first in it, and the self check covers that part.  Boot 1 only.
+selfcheck_priv() {
+	local kind=$1 dev=$2 whose=$3 log=$WORK/serial-priv-$1.log
+	host_format "$WORK/dump.img" 1
+	before=$(sha256sum <"$WORK/dump.img")
+	mk_out_disk "$WORK/out.img" 64
+	run_qemu "$log" "ddtest=selfcheck ddmib=4 dddevs=$dev ddcorrupt=corruptpriv" \
+		$(disk_on "$kind" "$WORK/dump.img") -no-reboot
+	grep -q "GUEST: add $dev failed" "$log" && fail "$kind: $dev was not armed"
+	grep -q "GUEST: test hook corruptpriv failed" "$log" && fail "$kind: the test hook found no driver data"
+	expect_log "$log" "test: corrupted a byte of $whose's data for an armed disk" "$kind: the test hook did not change $whose's data"
+	expect_log "$log" "Kernel panic - not syncing: sysrq triggered crash" "$kind: no panic (driver data)"
+	expect_log "$log" "checksum of diskdump code and data changed \(configuration: .* not dumping" \
+		"$kind: the self check did not refuse $whose's changed data"
+	grep -q "trying partition" "$log" && fail "$kind: diskdump went on to a partition with $whose's data changed"
+	[ "$(sha256sum <"$WORK/dump.img")" = "$before" ] || fail "$kind: the dump disk changed (driver data)"
+	note "$kind: a byte of $whose's data for the armed disk changed: refused; dump disk byte-identical"
+}
+selfcheck_priv nvme /dev/nvme0n1p1 nvme
+selfcheck_priv lsi /dev/sda1 scsi_mod
