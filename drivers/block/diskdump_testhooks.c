@@ -14,6 +14,9 @@
  *            function that at panic runs only after the self check
  *   corruptpriv  flip a byte of a pointer in the first armed disk's
  *            driver data (NVMe's controller, SCSI's disk)
+ *   nopremap the next SCSI disk armed does not have its dump buffer
+ *            mapped then, as if mapping had failed: its HBA maps it at
+ *            panic
  *   panic2   the next dump panics again after 80% of its pages
  *   oops     the next dump dereferences a bad pointer after 80%
  *   slowadd  the next "add" takes 3 s more, as an NVMe one may
@@ -29,6 +32,7 @@
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/diskdump.h>
+#include <linux/export.h>
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/init.h>
@@ -124,6 +128,21 @@ static int dd_test_corrupt_code(u8 *victim, const char *whose)
 }
 #endif
 
+static bool dd_test_no_premap;
+
+/**
+ * diskdump_test_fail_premap - should mapping a dump buffer when armed fail?
+ *
+ * For scsi_dump, once after the "nopremap" test hook.
+ *
+ * Return: true if the mapping is to be left undone.
+ */
+bool diskdump_test_fail_premap(void)
+{
+	return xchg(&dd_test_no_premap, false);
+}
+EXPORT_SYMBOL_GPL(diskdump_test_fail_premap);
+
 /* Flip a byte of a pointer an armed dump driver uses at panic. */
 static int dd_test_corrupt_priv(void)
 {
@@ -174,6 +193,11 @@ static int dd_test_command(const char *cmd)
 	if (len)
 		return dd_test_corrupt_code(dd_test_module_code_byte(cmd + len),
 					    "a dump driver's module");
+	if (!strcmp(cmd, "nopremap")) {
+		WRITE_ONCE(dd_test_no_premap, true);
+		pr_warn("test: the next SCSI disk armed will not have its dump buffer mapped then\n");
+		return 0;
+	}
 	if (!strcmp(cmd, "corruptpriv"))
 		return dd_test_corrupt_priv();
 	if (!strcmp(cmd, "corrupttext"))

@@ -579,6 +579,8 @@ static void scsi_dump_map_buf(struct scsi_dump_dev *sdd)
 {
 	struct device *dma = sdd->sdev->host->dma_dev;
 
+	if (diskdump_test_fail_premap())
+		return;
 	sdd->buf_dma = dma_map_single(dma, sdd->buf, PAGE_SIZE << sdd->order,
 				      DMA_BIDIRECTIONAL);
 	if (dma_mapping_error(dma, sdd->buf_dma))
@@ -656,6 +658,9 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	dev->dma_locks = !sdd->mapped &&
 			 diskdump_dma_takes_locks(shost->dma_dev, sdd->buf,
 						  PAGE_SIZE << sdd->order);
+	if (dev->dma_locks)
+		sdev_printk(KERN_WARNING, sdev,
+			    "dump buffer not mapped when armed: the host maps it at panic, and the disk is skipped if a CPU could not be stopped outside the IOMMU's or swiotlb's locks\n");
 	scsi_dump_set_limits(sdd);
 	dev->priv = sdd;
 	dev->priv_fixed = offsetof(struct scsi_dump_dev, sg);

@@ -196,4 +196,13 @@ static inline bool diskdump_panic(const char *msg)
 
 #endif /* CONFIG_DISKDUMP */
 
+#ifdef CONFIG_DISKDUMP_TEST
+bool diskdump_test_fail_premap(void);
+#else
+static inline bool diskdump_test_fail_premap(void)
+{
+	return false;
+}
+#endif
+
 #endif /* _LINUX_DISKDUMP_H */
