@@ -154,8 +154,9 @@ struct dd_run {
 
 /*
  * Serialises configuration.  The memory hotplug notifier takes it with
- * device_hotplug_lock, mem_hotplug_lock and the CPU hotplug lock held:
- * none of those may be taken under it.
+ * device_hotplug_lock, mem_hotplug_lock and the CPU hotplug lock held,
+ * and a disk going away (dd_bdev_mark_dead()) with the locks of device
+ * removal: none of those may be taken, nor a removal waited for, under it.
  */
 static DEFINE_MUTEX(dd_mutex);
 static LIST_HEAD(dd_types);	/* struct disk_dump_type */
@@ -1983,7 +1984,8 @@ dd_unlink_partition(struct disk_dump_partition *part)
  * Take @part off the configuration, close and free it, and its device with
  * its last partition (the driver then releases what it set up for the
  * dump).  The block device file's last fput() is deferred: it never closes
- * the disk under dd_mutex.
+ * the disk under dd_mutex.  Once a dump has begun (on a CPU that could not
+ * stop this one) nothing is freed under it.
  */
 static void dd_disarm_partition(struct disk_dump_partition *part)
 {
@@ -1992,6 +1994,8 @@ static void dd_disarm_partition(struct disk_dump_partition *part)
 	dd_config_begin();
 	gone = dd_unlink_partition(part);
 	dd_config_commit();
+	if (atomic_read(&dd_run.entered))
+		return;
 	fput(part->bdev_file);
 	kfree(part);
 	if (gone)
@@ -2002,24 +2006,31 @@ static int dd_holder;	/* of the armed partitions' block devices */
 
 /*
  * The disk of an armed partition is going away: its driver is being
- * unbound, its controller hot-unplugged, its SCSI device deleted.  Called
- * by del_gendisk() while the driver and the device are still there, with
- * @bdev->bd_holder_lock held, which it must drop.  Disarm the partition
- * now: the dump driver unmaps its buffer (an IOMMU mapping must not
- * outlive the device) or gives up its NVMe dump queue while it still can,
- * and a disk that is gone is no longer on the list the panic path tries.
+ * unbound, its controller hot-unplugged, its SCSI device deleted, or it
+ * failed for good.  Called with @bdev->bd_holder_lock held, which it must
+ * drop: by del_gendisk(), before the driver tears the device down, or
+ * earlier by blk_mark_disk_dead() (@surprise: the device is already gone
+ * or dead).  Disarm the partition now: the dump driver unmaps its buffer
+ * (an IOMMU mapping must not outlive the device) and deletes its NVMe
+ * dump queue while the device is still there, and a disk that is going
+ * away is no longer on the list the panic path tries.
+ *
+ * The caller may hold device, SCSI scan and PCI rescan locks: nothing
+ * under dd_mutex may wait for a device to be removed.
  */
 static void dd_bdev_mark_dead(struct block_device *bdev, bool surprise)
 {
 	struct disk_dump_partition *part;
-	dev_t devt = bdev->bd_dev;
 
 	mutex_unlock(&bdev->bd_holder_lock);
+	/* what bdev_mark_dead() does for a holder without this operation */
+	if (!surprise)
+		sync_blockdev(bdev);
 	mutex_lock(&dd_mutex);
-	part = dd_find_partition(devt);
-	if (part && file_bdev(part->bdev_file) == bdev) {
+	part = dd_find_partition(bdev->bd_dev);
+	if (part) {
 		pr_warn("%pg: its disk is going away%s: no longer a dump partition\n",
-			bdev, surprise ? " (surprise removal)" : "");
+			bdev, surprise ? " (gone or dead)" : "");
 		dd_disarm_partition(part);
 	}
 	mutex_unlock(&dd_mutex);
@@ -2159,6 +2170,14 @@ static int dd_add_partition(dev_t devt)
 	if (IS_ERR(file))
 		return PTR_ERR(file);
 	bdev = file_bdev(file);
+	/*
+	 * A disk marked dead before the claim above was not told to its
+	 * holder operation (del_gendisk() does not report it again).
+	 */
+	if (test_bit(GD_DEAD, &bdev->bd_disk->state)) {
+		ret = -ENXIO;
+		goto out_put;
+	}
 	dd_test_add_point();
 	dev = dd_find_device(bdev->bd_disk, &new_dev);
 	if (IS_ERR(dev)) {

@@ -597,9 +597,11 @@ static void scsi_dump_map_buf(struct scsi_dump_dev *sdd)
 
 static void scsi_dump_unmap_buf(struct scsi_dump_dev *sdd)
 {
-	if (sdd->mapped)
-		dma_unmap_single(sdd->sdev->host->dma_dev, sdd->buf_dma,
-				 PAGE_SIZE << sdd->order, DMA_BIDIRECTIONAL);
+	if (!sdd->mapped)
+		return;
+	dma_unmap_single(sdd->sdev->host->dma_dev, sdd->buf_dma,
+			 PAGE_SIZE << sdd->order, DMA_BIDIRECTIONAL);
+	sdev_printk(KERN_INFO, sdd->sdev, "dump buffer unmapped\n");
 }
 
 static int scsi_dump_add_device(struct disk_dump_device *dev)

@@ -628,13 +628,13 @@ static int nvme_dump_admin(struct nvme_ctrl *ctrl, struct nvme_command *c)
 }
 
 /* Delete one of our queues: @opcode is nvme_admin_delete_sq or _cq. */
-static void nvme_dump_delete_queue(struct nvme_dump_dev *ndd, u8 opcode)
+static int nvme_dump_delete_queue(struct nvme_dump_dev *ndd, u8 opcode)
 {
 	struct nvme_command c = { };
 
 	c.delete_queue.opcode = opcode;
 	c.delete_queue.qid = cpu_to_le16(ndd->q.qid);
-	nvme_dump_admin(ndd->ctrl, &c);
+	return nvme_dump_admin(ndd->ctrl, &c);
 }
 
 /* Create the queue pair on the controller; nvme_dump_mutex held. */
@@ -681,11 +681,20 @@ static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
 /* Delete the queue pair if the controller still has it; mutex held. */
 static void nvme_dump_delete_queues(struct nvme_dump_dev *ndd)
 {
+	int ret;
+
 	if (!READ_ONCE(ndd->ready))
 		return;
 	WRITE_ONCE(ndd->ready, false);
-	nvme_dump_delete_queue(ndd, nvme_admin_delete_sq);
-	nvme_dump_delete_queue(ndd, nvme_admin_delete_cq);
+	ret = nvme_dump_delete_queue(ndd, nvme_admin_delete_sq);
+	if (!ret)
+		ret = nvme_dump_delete_queue(ndd, nvme_admin_delete_cq);
+	if (ret)
+		dev_warn(ndd->ctrl->device, "dump queue %u not deleted (%d)\n",
+			 ndd->q.qid, ret);
+	else
+		dev_info(ndd->ctrl->device, "dump queue %u deleted\n",
+			 ndd->q.qid);
 }
 
 /**
@@ -873,7 +882,13 @@ static void nvme_dump_remove_device(struct disk_dump_device *dev)
 	spin_lock(&nvme_dump_lock);
 	list_del(&ndd->list);
 	spin_unlock(&nvme_dump_lock);
-	if (nvme_ctrl_state(ndd->ctrl) == NVME_CTRL_LIVE)
+	/*
+	 * Also when the controller is being removed (DELETING*: its namespaces
+	 * go first, and the admin queue still works), so that the queue pair
+	 * is gone before its memory is freed.  A disabled controller has
+	 * deleted it already (not ready).
+	 */
+	if (nvme_ctrl_state(ndd->ctrl) != NVME_CTRL_DEAD)
 		nvme_dump_delete_queues(ndd);
 	mutex_unlock(&nvme_dump_mutex);
 	nvme_dump_free(ndd);
