@@ -186,13 +186,14 @@ static int dd_test_command(const char *cmd)
 		pr_warn("test: the next add will take 3 s more\n");
 		return 0;
 	}
-	if (!strcmp(cmd, "corruptmod"))
-		return dd_test_corrupt_code(dd_test_module_code_byte(NULL),
+	/* "corruptmod", or "corruptmod MODULE" */
+	len = str_has_prefix(cmd, "corruptmod");
+	if (len && (!cmd[len] || cmd[len] == ' ')) {
+		const char *mod = cmd[len] ? cmd + len + 1 : NULL;
+
+		return dd_test_corrupt_code(dd_test_module_code_byte(mod),
 					    "a dump driver's module");
-	len = str_has_prefix(cmd, "corruptmod ");
-	if (len)
-		return dd_test_corrupt_code(dd_test_module_code_byte(cmd + len),
-					    "a dump driver's module");
+	}
 	if (!strcmp(cmd, "nopremap")) {
 		WRITE_ONCE(dd_test_no_premap, true);
 		pr_warn("test: the next SCSI disk armed will not have its dump buffer mapped then\n");

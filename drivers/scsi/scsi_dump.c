@@ -568,6 +568,12 @@ static struct module *scsi_dump_hooks_module(const struct scsi_host_template *ho
 	return mod == hostt->module ? NULL : mod;
 }
 
+/* The size of the dump buffer (pages of order sdd->order). */
+static size_t scsi_dump_buf_size(const struct scsi_dump_dev *sdd)
+{
+	return PAGE_SIZE << sdd->order;
+}
+
 /*
  * Map the DMA buffer for the HBA now, once: at panic neither its
  * queuecommand (scsi_dma_map()) nor libata maps or unmaps a command that
@@ -581,14 +587,14 @@ static void scsi_dump_map_buf(struct scsi_dump_dev *sdd)
 
 	if (diskdump_test_fail_premap())
 		return;
-	sdd->buf_dma = dma_map_single(dma, sdd->buf, PAGE_SIZE << sdd->order,
+	sdd->buf_dma = dma_map_single(dma, sdd->buf, scsi_dump_buf_size(sdd),
 				      DMA_BIDIRECTIONAL);
 	if (dma_mapping_error(dma, sdd->buf_dma))
 		return;
 	sdd->sync = dma_need_sync(dma, sdd->buf_dma);
 	/* DMA API debugging would take its own locks in a sync */
 	if (sdd->sync && IS_ENABLED(CONFIG_DMA_API_DEBUG)) {
-		dma_unmap_single(dma, sdd->buf_dma, PAGE_SIZE << sdd->order,
+		dma_unmap_single(dma, sdd->buf_dma, scsi_dump_buf_size(sdd),
 				 DMA_BIDIRECTIONAL);
 		return;
 	}
@@ -600,7 +606,7 @@ static void scsi_dump_unmap_buf(struct scsi_dump_dev *sdd)
 	if (!sdd->mapped)
 		return;
 	dma_unmap_single(sdd->sdev->host->dma_dev, sdd->buf_dma,
-			 PAGE_SIZE << sdd->order, DMA_BIDIRECTIONAL);
+			 scsi_dump_buf_size(sdd), DMA_BIDIRECTIONAL);
 	sdev_printk(KERN_INFO, sdd->sdev, "dump buffer unmapped\n");
 }
 
@@ -659,7 +665,7 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	/* unless mapped now, the HBA maps each command's buffer at panic */
 	dev->dma_locks = !sdd->mapped &&
 			 diskdump_dma_takes_locks(shost->dma_dev, sdd->buf,
-						  PAGE_SIZE << sdd->order);
+						  scsi_dump_buf_size(sdd));
 	if (dev->dma_locks)
 		sdev_printk(KERN_WARNING, sdev,
 			    "dump buffer not mapped when armed: the host maps it at panic, and the disk is skipped if a CPU could not be stopped outside the IOMMU's or swiotlb's locks\n");
