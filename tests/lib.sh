@@ -58,6 +58,11 @@ boot_qemu() {
 		"$@" || rc=$?
 	QEMU_SECONDS=$((SECONDS - start))
 	[ $rc -eq 0 ] || { tail -40 "$log" >&2; fail "qemu exit $rc after ${QEMU_SECONDS}s (124 = timeout)"; }
+	# the dump drivers are modules: a guest that did not load one tests less
+	if grep -q "load-modules: " "$log"; then
+		grep "load-modules: " "$log" >&2
+		fail "a module of the initramfs did not load"
+	fi
 }
 
 # run_qemu LOG APPEND [extra qemu args]: boot the test initramfs until the

@@ -19,7 +19,6 @@ selfcheck_module() {
 	mk_out_disk "$WORK/out.img" 64
 	run_qemu "$log" "ddtest=selfcheck-module ddmib=4 dddevs=$dev ddmod=$mod ddrewrite=1" \
 		$(disk_on "$kind" "$WORK/dump.img") -no-reboot
-	grep -q "load-modules: .* not loaded" "$log" && fail "$kind: a module did not load"
 	grep -q "GUEST: add $dev failed" "$log" && fail "$kind: $dev was not armed"
 	grep -q "GUEST: test hook corruptmod.* failed" "$log" && fail "$kind: no armed dump driver's module $mod had dump code"
 	grep -q "GUEST: reboot 7 \(failed\|not taken\)" "$log" && fail "$kind: the configuration did not change after the corruption"
