@@ -1985,17 +1985,17 @@ dd_unlink_partition(struct disk_dump_partition *part)
  * its last partition (the driver then releases what it set up for the
  * dump).  The block device file's last fput() is deferred: it never closes
  * the disk under dd_mutex.  Once a dump has begun (on a CPU that could not
- * stop this one) nothing is freed under it.
+ * stop this one) the lists it walks are left alone.
  */
 static void dd_disarm_partition(struct disk_dump_partition *part)
 {
 	struct disk_dump_device *gone;
 
+	if (atomic_read(&dd_run.entered))
+		return;
 	dd_config_begin();
 	gone = dd_unlink_partition(part);
 	dd_config_commit();
-	if (atomic_read(&dd_run.entered))
-		return;
 	fput(part->bdev_file);
 	kfree(part);
 	if (gone)
@@ -2028,7 +2028,7 @@ static void dd_bdev_mark_dead(struct block_device *bdev, bool surprise)
 		sync_blockdev(bdev);
 	mutex_lock(&dd_mutex);
 	part = dd_find_partition(bdev->bd_dev);
-	if (part) {
+	if (part && file_bdev(part->bdev_file) == bdev) {
 		pr_warn("%pg: its disk is going away%s: no longer a dump partition\n",
 			bdev, surprise ? " (gone or dead)" : "");
 		dd_disarm_partition(part);
@@ -2178,7 +2178,7 @@ static int dd_add_partition(dev_t devt)
 		ret = -ENXIO;
 		goto out_put;
 	}
-	dd_test_add_point();
+	dd_test_add_point(bdev);
 	dev = dd_find_device(bdev->bd_disk, &new_dev);
 	if (IS_ERR(dev)) {
 		ret = PTR_ERR(dev);

@@ -13,6 +13,8 @@
 #include <linux/diskdump.h>
 #include <linux/types.h>
 
+struct block_device;
+
 /* What crashdump mode counted during a dump, for its header and console. */
 struct dd_mode_stats {
 	u64 timers_run;		/* dump drivers' timer callbacks run */
@@ -33,7 +35,7 @@ bool dd_is_dump_code(unsigned long fn);
 #ifdef CONFIG_DISKDUMP_TEST
 /* diskdump_testhooks.c */
 void dd_test_fault_point(void);
-void dd_test_add_point(void);
+void dd_test_add_point(struct block_device *bdev);
 /* diskdump.c: a byte the self check covers */
 u8 *dd_test_config_byte(void);
 u8 *dd_test_priv_byte(const char **whose);
@@ -44,7 +46,7 @@ static inline void dd_test_fault_point(void)
 {
 }
 
-static inline void dd_test_add_point(void)
+static inline void dd_test_add_point(struct block_device *bdev)
 {
 }
 #endif

@@ -29,6 +29,7 @@
 
 #define pr_fmt(fmt) "diskdump: " fmt
 
+#include <linux/blkdev.h>
 #include <linux/debugfs.h>
 #include <linux/delay.h>
 #include <linux/diskdump.h>
@@ -80,16 +81,21 @@ __diskdump_text void dd_test_fault_point(void)
 
 /**
  * dd_test_add_point - take the time "slowadd" asked for
+ * @bdev: the partition being added, open and claimed
  *
  * Called by "add" with the partition's block device open, under dd_mutex
- * but before dd_config_begin(), where an NVMe disk may take seconds.
+ * but before dd_config_begin(), where an NVMe disk may take seconds.  Says
+ * whether the disk was deleted meanwhile (scenario unplug).
  */
-void dd_test_add_point(void)
+void dd_test_add_point(struct block_device *bdev)
 {
 	if (!READ_ONCE(dd_test_slow_add))
 		return;
+	WRITE_ONCE(dd_test_slow_add, false);
 	pr_warn("test: adding slowly\n");
 	msleep(3000);
+	pr_warn("test: slow add done, its disk %s\n",
+		disk_live(bdev->bd_disk) ? "still there" : "deleted meanwhile");
 }
 
 static enum hrtimer_restart dd_test_irq_panic(struct hrtimer *timer)
@@ -139,7 +145,10 @@ static bool dd_test_no_premap;
  */
 bool diskdump_test_fail_premap(void)
 {
-	return xchg(&dd_test_no_premap, false);
+	if (!READ_ONCE(dd_test_no_premap))
+		return false;
+	WRITE_ONCE(dd_test_no_premap, false);
+	return true;
 }
 EXPORT_SYMBOL_GPL(diskdump_test_fail_premap);
 

@@ -885,8 +885,9 @@ static void nvme_dump_remove_device(struct disk_dump_device *dev)
 	/*
 	 * Also when the controller is being removed (DELETING*: its namespaces
 	 * go first, and the admin queue still works), so that the queue pair
-	 * is gone before its memory is freed.  A disabled controller has
-	 * deleted it already (not ready).
+	 * is normally gone before its memory is freed.  Once the controller is
+	 * being disabled (not ready) it is left to that: no dump command is
+	 * outstanding, and disabling the controller deletes every queue.
 	 */
 	if (nvme_ctrl_state(ndd->ctrl) != NVME_CTRL_DEAD)
 		nvme_dump_delete_queues(ndd);
