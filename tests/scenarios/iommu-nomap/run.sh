@@ -33,6 +33,10 @@ expect_log "$log" "trying partition 8:1 " "sda1 was not tried first"
 expect_log "$log" "may hold the IOMMU's or swiotlb's locks, which this disk's driver takes to map the dump: not using it" \
 	"sda1 was not skipped"
 expect_log "$log" "trying partition 259:" "the dump did not go on to nvme0n1p1"
+first=$(grep -n "trying partition 8:1 " "$log" | head -1 | cut -d: -f1)
+skip=$(grep -n "not using it" "$log" | head -1 | cut -d: -f1)
+next=$(grep -n "trying partition 259:" "$log" | head -1 | cut -d: -f1)
+[ "$first" -lt "$skip" ] && [ "$skip" -lt "$next" ] || fail "sda1 was not the partition skipped"
 [ "$(part_sum "$WORK/a.img" 1)" = "$sum_a" ] || fail "sda1 changed"
 DUMPDEV=/dev/nvme0n1p1 check_saved_dump "sysrq triggered crash" 2
 note "sda1's buffer not mapped when armed, the IOMMU's lock held by a stopped CPU: sda1 skipped, the dump on nvme0n1p1, sda1 byte-identical"

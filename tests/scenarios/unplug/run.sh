@@ -33,8 +33,10 @@ kept=$(sed -n 's/.*unplug: kept \([a-z0-9]*\).*/\1/p' "$l1" | head -1)
 grep -q "unplug: removing .* failed\|unplug: .* is still there\|test hook slowadd failed" "$l1" &&
 	fail "a PCI function was not removed, or the slowadd hook failed"
 [ "$(wc -l <"$WORK/out/unplugged.txt" 2>/dev/null)" = 2 ] || fail "not two partitions removed"
-pa=$(sed -n 1p "$WORK/out/unplugged.txt" | cut -d' ' -f1)
-pb=$(sed -n 2p "$WORK/out/unplugged.txt" | cut -d' ' -f1)
+# partition, dev_t, disk, the disk's device (SCSI device or NVMe controller)
+read -r pa _ disk_a dev_a < <(sed -n 1p "$WORK/out/unplugged.txt")
+read -r pb _ _ dev_b < <(sed -n 2p "$WORK/out/unplugged.txt")
+[ -n "$dev_a" ] && [ -n "$dev_b" ] || fail "the guest did not note the removed disks' devices"
 # at PATTERN [FILE]: the number of the first line of FILE (boot 1's
 # console; boot 1's kernel log with its info messages if "dmesg") that
 # matches PATTERN, or nothing
@@ -50,27 +52,33 @@ rm_a=$(at "GUEST: unplug: removing $pa ")
 [ -n "$slow" ] && [ -n "$rm_a" ] && [ "$slow" -lt "$rm_a" ] ||
 	fail "the removal of $pa did not begin while it was being added"
 expect_log "$l1" "unplug: add $pa ended: armed" "the add of $pa, held while its disk was removed, was refused: the race was not run"
+# del_gendisk() had begun (the disk unhashed) while the add held dd_mutex:
+# its mark_dead waited for the add to end
+expect_log "$l1" "diskdump: test: slow add done, its disk deleted meanwhile" \
+	"$pa's disk was not being deleted while it was being added: the race was not run"
 # each removed disk: disarmed as it went, its driver's state released
 # before the driver tore the device down
 gone_a=$(at "diskdump: $pa: its disk is going away: no longer a dump partition" dmesg)
 added_a=$(at "diskdump: PARTUUID=dd000001-01: dump partition added" dmesg)
-unmapped=$(at "sd [0-9:]+: dump buffer unmapped" dmesg)
-stopped=$(at "sd [0-9:]+: \[${pa%1}\] Synchronizing SCSI cache" dmesg)
+unmapped=$(at "sd $dev_a: dump buffer unmapped" dmesg)
+stopped=$(at "sd $dev_a: \[$disk_a\] Synchronizing SCSI cache" dmesg)
 [ -n "$gone_a" ] || fail "$pa was not disarmed when its disk went away"
 [ -n "$added_a" ] && [ "$added_a" -lt "$gone_a" ] || fail "$pa was not disarmed after its add ended"
 [ -n "$unmapped" ] && [ "$unmapped" -gt "$gone_a" ] || fail "scsi_dump did not unmap $pa's buffer as it was disarmed"
 [ -n "$stopped" ] && [ "$unmapped" -lt "$stopped" ] || fail "$pa's buffer was not unmapped before sd stopped the disk"
 gone_b=$(at "diskdump: $pb: its disk is going away: no longer a dump partition" dmesg)
-deleted=$(at "nvme ${pb%n1p1}: dump queue [0-9]+ deleted" dmesg)
+deleted=$(at "nvme $dev_b: dump queue [0-9]+ deleted" dmesg)
 [ -n "$gone_b" ] || fail "$pb was not disarmed when its disk went away"
 [ -n "$deleted" ] && [ "$deleted" -gt "$gone_b" ] || fail "nvme-pci did not delete $pb's dump queue as it was disarmed"
 grep -q "dump queue [0-9]* not deleted" "$l1" && fail "a dump queue could not be deleted"
-while read -r p t; do
+while read -r p t _; do
 	grep -Eq "^$p [0-9]+ [0-9]+$" "$WORK/out/proc-diskdump.txt" && fail "$p is still armed after its disk went away"
 	expect_log "$l1" "unplug: remove $t \\($p\\) refused" "removing $p ($t) after its disk went away was not refused"
 	expect_log "$l1" "diskdump: $t: not a configured dump partition" "no reason given for refusing to remove $t"
 done <"$WORK/out/unplugged.txt"
 grep -Eq "^$pb [0-9]+ [0-9]+$" "$WORK/out/proc-diskdump-armed.txt" || fail "$pb was not armed before its removal"
+grep -Eq "^$pa [0-9]+ [0-9]+$" "$WORK/out/proc-diskdump-armed.txt" && fail "$pa is still armed once its disk is gone"
+expect_log "$WORK/out/dmesg-boot1.txt" "0000:00:1f.2: Adding to iommu group" "the AHCI function was not behind the IOMMU in boot 1"
 grep -Eq "^$kept [0-9]+ [0-9]+$" "$WORK/out/proc-diskdump.txt" || fail "$kept was disarmed too"
 grep -Eq "Oops|BUG:|WARNING:|general protection|INFO: task" "$l1" && fail "the kernel oopsed, warned or hung a task in boot 1"
 [ "$(grep -c "diskdump: trying partition" "$log")" = 1 ] || fail "the dump tried more than the one partition left"
