@@ -121,6 +121,46 @@ disk_on() {
 # the guest reboots, boot 2 in a fresh one (QEMU 7.2's nvme model needs a
 # real reset after NVMe I/O; see the README).  serial.log gets both
 # boots' logs, and the output disk is extracted.
+# iommu_stuck_run TEST: the machine of iommu-stuck and iommu-nomap, two
+# boots: a strict IOMMU in caching mode (a map flushes the IOTLB under the
+# invalidation queue lock, as an unmap does), sda1 on q35's AHCI
+# ($WORK/a.img) armed first, nvme0n1p1 ($WORK/n.img) second, both
+# formatted by the host; the guest's TEST.boot1 has the other CPU take that
+# lock for good.  SUM_A and SUM_N: the two partitions' sha256 before
+# boot 1.  Checks that the CPU took the lock, that it was stopped where it
+# was, and that sda1 was tried first; the scenario checks the rest.
+iommu_stuck_run() {
+	local cap disks="-drive file=$WORK/a.img,if=none,format=raw,id=dd0 -device ide-hd,drive=dd0,bus=ide.0
+	-drive file=$WORK/n.img,if=none,format=raw,id=dn0 -device nvme,serial=diskdump1,drive=dn0"
+	SMP=2
+	mk_dump_disk "$WORK/a.img" 300
+	mk_dump_disk "$WORK/n.img" 300
+	host_format "$WORK/a.img" 1
+	host_format "$WORK/n.img" 1
+	SUM_A=$(part_sum "$WORK/a.img" 1)
+	SUM_N=$(part_sum "$WORK/n.img" 1)
+	mk_out_disk "$WORK/out.img" 700
+	IOMMU=strict IOMMU_OPTS=caching-mode=on two_qemus "ddtest=$1 dddevs=/dev/sda1,/dev/nvme0n1p1" "$disks" "$disks"
+	check_iommu strict "0000:00:1f.2"
+	# capability bit 7: caching mode
+	cap=$(grep -o "dmar0: reg_base_addr [0-9a-f]* ver [0-9:]* cap [0-9a-f]*" "$WORK/out/dmesg-boot2.txt" | awk '{ print $NF }' || true)
+	[ -n "$cap" ] && [ $(((0x$cap >> 7) & 1)) = 1 ] || fail "the IOMMU is not in caching mode (cap ${cap:-not found})"
+	expect_log "$WORK/serial.log" "scsi_dump_test: CPU [0-9]+ holds the invalidation queue lock of host [0-9]+'s IOMMU for good" \
+		"the other CPU did not take the IOMMU's invalidation queue lock"
+	expect_log "$WORK/serial.log" "diskdump: CPUs [0-9]+ not parked in 100 ms: stopped where they are" \
+		"the CPU holding the lock with interrupts off was not reported unparked"
+	expect_log "$WORK/serial.log" "trying partition 8:1 " "sda1 was not tried first"
+}
+# check_refused LOG SUM WHY WHAT: the panic in LOG wrote nothing: the
+# self check or lockdown refused with the console line WHY (a regular
+# expression), no partition was tried, and the dump disk $WORK/dump.img
+# still has sha256 SUM.  WHAT names the case in failures.
+check_refused() {
+	expect_log "$1" "Kernel panic - not syncing: sysrq triggered crash" "$4: no panic"
+	expect_log "$1" "$3" "$4: the dump was not refused"
+	grep -q "trying partition" "$1" && fail "$4: diskdump went on to a partition"
+	[ "$(sha256sum <"$WORK/dump.img")" = "$2" ] || fail "$4: the dump disk changed"
+}
 two_qemus() {
 	local t1
 	run_qemu "$WORK/serial1.log" "$1" $2 -no-reboot

@@ -15,11 +15,7 @@ raised() {
 	log=$WORK/serial.log
 	grep -q '^sda1 ' "$WORK/out/proc-diskdump.txt" || fail "sda1 was not armed ($2)"
 	expect_log "$log" "GUEST: lockdown: none integrity \[confidentiality\]" "lockdown was not raised ($2)"
-	expect_log "$log" "Kernel panic - not syncing: sysrq triggered crash" "no panic ($2)"
-	expect_log "$log" "diskdump: kernel lockdown forbids a dump not encrypted for a trusted key: not dumping" \
-		"the dump was not refused ($2)"
-	grep -q "trying partition" "$log" && fail "diskdump went on to a partition ($2)"
-	[ "$(sha256sum <"$WORK/dump.img")" = "$before" ] || fail "the dump disk changed ($2)"
+	check_refused "$log" "$before" "diskdump: kernel lockdown forbids a dump not encrypted for a trusted key: not dumping" "$2"
 	if [ -d "$WORK/out/crash" ]; then fail "savecore saved something ($2)"; fi
 }
 openssl genrsa -out "$WORK/key.pem" 2048 2>/dev/null
