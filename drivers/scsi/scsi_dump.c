@@ -584,6 +584,7 @@ static size_t scsi_dump_buf_size(const struct scsi_dump_dev *sdd)
 static void scsi_dump_map_buf(struct scsi_dump_dev *sdd)
 {
 	struct device *dma = sdd->sdev->host->dma_dev;
+	bool sync;
 
 	if (diskdump_test_fail_premap())
 		return;
@@ -591,13 +592,14 @@ static void scsi_dump_map_buf(struct scsi_dump_dev *sdd)
 				      DMA_BIDIRECTIONAL);
 	if (dma_mapping_error(dma, sdd->buf_dma))
 		return;
-	sdd->sync = dma_need_sync(dma, sdd->buf_dma);
+	sync = dma_need_sync(dma, sdd->buf_dma);
 	/* DMA API debugging would take its own locks in a sync */
-	if (sdd->sync && IS_ENABLED(CONFIG_DMA_API_DEBUG)) {
+	if (sync && IS_ENABLED(CONFIG_DMA_API_DEBUG)) {
 		dma_unmap_single(dma, sdd->buf_dma, scsi_dump_buf_size(sdd),
 				 DMA_BIDIRECTIONAL);
 		return;
 	}
+	sdd->sync = sync;
 	sdd->mapped = true;
 }
 
