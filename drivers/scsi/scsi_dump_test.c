@@ -6,7 +6,7 @@
  * takes a SCSI host number and starts a kernel thread on another CPU:
  *
  * hold_lock	takes the host's lock with interrupts off and never lets go,
- *		as a CPU that hangs in the driver would.  At the next panic
+ *		as a CPU that hangs in the driver would.  At the panic
  *		scsi_dump's sanity_check must refuse the host.
  * busy_lock	holds the host's lock for 1 ms at a time, letting go for
  *		5 us in between, as a host busy with I/O on another CPU:
@@ -28,6 +28,13 @@
  *		hangs waiting for an invalidation would: that CPU cannot be
  *		parked, and a dump that mapped or unmapped through that IOMMU
  *		at panic would spin on the lock for ever.
+ *
+ * The hold_ kinds panic the machine themselves, from the CPU that wrote
+ * the parameter, as soon as the other CPU has taken hold.  Anything on
+ * the writing CPU that wanted what is held would spin for ever before any
+ * other panic could come: the driver's timer or interrupt taking the host
+ * lock, an unmap waiting for the invalidation queue.  So that CPU turns
+ * its interrupts off before the other takes hold, and keeps them off.
  *
  * Any of them may stop the machine from dumping.  For testing only.
  */
@@ -74,6 +81,13 @@ static struct scsi_dump_test scsi_dump_test;
 static bool scsi_dump_test_iommu(enum scsi_dump_test_kind kind)
 {
 	return kind == SCSI_DUMP_TEST_BUSY_IOMMU ||
+	       kind == SCSI_DUMP_TEST_HOLD_IOMMU;
+}
+
+static bool scsi_dump_test_holds(enum scsi_dump_test_kind kind)
+{
+	return kind == SCSI_DUMP_TEST_HOLD_LOCK ||
+	       kind == SCSI_DUMP_TEST_HOLD_MAP ||
 	       kind == SCSI_DUMP_TEST_HOLD_IOMMU;
 }
 
@@ -183,6 +197,30 @@ static void scsi_dump_test_say(unsigned int cpu, unsigned int host_no)
 	}
 }
 
+/* Wait for the thread to take hold, then say what it does. */
+static void scsi_dump_test_wait(unsigned int cpu, unsigned int host_no)
+{
+	/*
+	 * Poll, not a completion: complete() on the thread's CPU would make
+	 * that CPU the waker, and the scheduler may then queue this task
+	 * there, on a CPU that never schedules again.
+	 */
+	while (!READ_ONCE(scsi_dump_test.started))
+		cpu_relax();
+	scsi_dump_test_say(cpu, host_no);
+}
+
+/* A hold_ kind: start the thread, interrupts off here, then panic. */
+static void __noreturn scsi_dump_test_hold(struct task_struct *thread,
+					   unsigned int cpu,
+					   unsigned int host_no)
+{
+	local_irq_disable();
+	wake_up_process(thread);
+	scsi_dump_test_wait(cpu, host_no);
+	panic("scsi_dump_test: CPU %u holds on for good", cpu);
+}
+
 static int scsi_dump_test_start(unsigned int host_no, unsigned int cpu,
 				enum scsi_dump_test_kind kind)
 {
@@ -206,20 +244,16 @@ static int scsi_dump_test_start(unsigned int host_no, unsigned int cpu,
 		if (!test->buf)
 			goto fail;
 	}
-	thread = kthread_run_on_cpu(scsi_dump_test_thread, test, cpu,
-				    "scsi_dump_test/%u");
+	thread = kthread_create_on_cpu(scsi_dump_test_thread, test, cpu,
+				       "scsi_dump_test/%u");
 	if (IS_ERR(thread)) {
 		ret = PTR_ERR(thread);
 		goto fail;
 	}
-	/*
-	 * Poll, not a completion: complete() on the thread's CPU would make
-	 * that CPU the waker, and the scheduler may then queue this task
-	 * there, on a CPU that never schedules again.
-	 */
-	while (!READ_ONCE(test->started))
-		cpu_relax();
-	scsi_dump_test_say(cpu, host_no);
+	if (scsi_dump_test_holds(kind))
+		scsi_dump_test_hold(thread, cpu, host_no);
+	wake_up_process(thread);
+	scsi_dump_test_wait(cpu, host_no);
 	return 0;
 fail:
 	kfree(test->buf);
@@ -258,7 +292,7 @@ static const struct kernel_param_ops scsi_dump_test_ops = {
 module_param_cb(hold_lock, &scsi_dump_test_ops,
 		(void *)SCSI_DUMP_TEST_HOLD_LOCK, 0200);
 MODULE_PARM_DESC(hold_lock,
-		 "A CPU takes this SCSI host's lock and never releases it");
+		 "A CPU takes this SCSI host's lock and never releases it; then panic");
 module_param_cb(busy_lock, &scsi_dump_test_ops,
 		(void *)SCSI_DUMP_TEST_BUSY_LOCK, 0200);
 MODULE_PARM_DESC(busy_lock,
@@ -270,7 +304,7 @@ MODULE_PARM_DESC(busy_map,
 module_param_cb(hold_map, &scsi_dump_test_ops,
 		(void *)SCSI_DUMP_TEST_HOLD_MAP, 0200);
 MODULE_PARM_DESC(hold_map,
-		 "A CPU maps and unmaps DMA for this SCSI host, interrupts off for good");
+		 "A CPU maps and unmaps DMA for this SCSI host, interrupts off for good; then panic");
 module_param_cb(busy_iommu, &scsi_dump_test_ops,
 		(void *)SCSI_DUMP_TEST_BUSY_IOMMU, 0200);
 MODULE_PARM_DESC(busy_iommu,
@@ -278,7 +312,7 @@ MODULE_PARM_DESC(busy_iommu,
 module_param_cb(hold_iommu, &scsi_dump_test_ops,
 		(void *)SCSI_DUMP_TEST_HOLD_IOMMU, 0200);
 MODULE_PARM_DESC(hold_iommu,
-		 "A CPU holds the Intel IOMMU's invalidation queue lock of this SCSI host for good");
+		 "A CPU holds the Intel IOMMU's invalidation queue lock of this SCSI host for good; then panic");
 
 MODULE_DESCRIPTION("diskdump test hooks: CPUs busy with a SCSI host");
 MODULE_LICENSE("GPL");
