@@ -25,7 +25,7 @@ grep -q "GUEST: test hook corrupttext failed" "$log" && fail "the test hook coul
 grep -q "GUEST: reboot 7 \(failed\|not taken\)" "$log" && fail "the configuration did not change after the corruption"
 expect_log "$log" "test: corrupted a byte of diskdump's code at dd_fmt_mismatch\+0x[0-9a-f]+/" "the test hook did not change diskdump's code"
 check_refused "$log" "$before" "checksum of diskdump code and data changed \(diskdump's code: .* not dumping" code
-note "$(grep -Eo "corrupted a byte of diskdump's code at [^ ]+" "$log"), configuration changed after: refused; dump disk byte-identical"
+note "$(grep -Eo "corrupted a byte of diskdump's code at [^ ]+" "$log" | tr -d "\r"), configuration changed after: refused; dump disk byte-identical"
 
 # A byte of a pointer in the first armed disk's driver data, which the
 # driver set when the disk was armed and uses at panic (NVMe: the
