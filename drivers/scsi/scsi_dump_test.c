@@ -30,17 +30,19 @@
  *		at panic would spin on the lock for ever.
  *
  * The hold_ kinds panic the machine themselves, from the CPU that wrote
- * the parameter, as soon as the other CPU has taken hold.  Anything on
- * the writing CPU that wanted what is held would spin for ever before any
- * other panic could come: the driver's timer or interrupt taking the host
- * lock, an unmap waiting for the invalidation queue.  So that CPU turns
- * its interrupts off before the other takes hold, and keeps them off.
+ * the parameter, as soon as the other CPU has taken hold (hold_map: has
+ * turned its interrupts off to map).  Anything on the writing CPU that
+ * wanted what is held would spin for ever before any other panic could
+ * come: the driver's timer or interrupt taking the host lock, an unmap
+ * waiting for the invalidation queue.  So that CPU turns its interrupts
+ * off before the other takes hold, and keeps them off.
  *
  * Any of them may stop the machine from dumping.  For testing only.
  */
 
 #define pr_fmt(fmt) "scsi_dump_test: " fmt
 
+#include <linux/cpu.h>
 #include <linux/delay.h>
 #include <linux/dma-mapping.h>
 #include <linux/iommu.h>
@@ -73,6 +75,8 @@ struct scsi_dump_test {
 	enum scsi_dump_test_kind kind;
 	void *buf;		/* busy_map: the page it maps */
 	raw_spinlock_t *qi_lock;	/* busy_iommu, hold_iommu: the lock */
+	bool ready;		/* hold_: the thread waits for go */
+	bool go;		/* hold_: the writer's interrupts are off */
 	bool started;
 };
 
@@ -130,15 +134,37 @@ static raw_spinlock_t *scsi_dump_test_qi_lock(struct device *dev)
 	return NULL;
 }
 
+/* Tell the writer, once what is held is seen held by other CPUs. */
+static void scsi_dump_test_took_hold(struct scsi_dump_test *test)
+{
+	/* pairs with the smp_load_acquire() in scsi_dump_test_wait() */
+	smp_store_release(&test->started, true);
+}
+
+/*
+ * A hold_ kind's thread takes hold only once the writer's interrupts are
+ * off.  It waits for that with its own off, so that nothing on this CPU
+ * can wait meanwhile for the writer to answer an IPI.
+ */
+static void scsi_dump_test_wait_go(struct scsi_dump_test *test)
+{
+	local_irq_disable();
+	WRITE_ONCE(test->ready, true);
+	while (!READ_ONCE(test->go))
+		cpu_relax();
+}
+
 static int scsi_dump_test_thread(void *data)
 {
 	struct scsi_dump_test *test = data;
 	struct Scsi_Host *shost = test->shost;
 
+	if (scsi_dump_test_holds(test->kind))
+		scsi_dump_test_wait_go(test);
 	for (;;) {
 		if (scsi_dump_test_iommu(test->kind)) {
 			raw_spin_lock_irq(test->qi_lock);
-			WRITE_ONCE(test->started, true);
+			scsi_dump_test_took_hold(test);
 			if (test->kind == SCSI_DUMP_TEST_HOLD_IOMMU)
 				for (;;)
 					cpu_relax();
@@ -146,7 +172,7 @@ static int scsi_dump_test_thread(void *data)
 			raw_spin_unlock_irq(test->qi_lock);
 		} else if (scsi_dump_test_maps(test->kind)) {
 			local_irq_disable();
-			WRITE_ONCE(test->started, true);
+			scsi_dump_test_took_hold(test);
 			do {
 				scsi_dump_test_map_round(shost->dma_dev,
 							 test->buf);
@@ -154,7 +180,7 @@ static int scsi_dump_test_thread(void *data)
 			local_irq_enable();
 		} else {
 			spin_lock_irq(shost->host_lock);
-			WRITE_ONCE(test->started, true);
+			scsi_dump_test_took_hold(test);
 			while (test->kind == SCSI_DUMP_TEST_HOLD_LOCK)
 				cpu_relax();
 			mdelay(1);
@@ -201,22 +227,31 @@ static void scsi_dump_test_say(unsigned int cpu, unsigned int host_no)
 static void scsi_dump_test_wait(unsigned int cpu, unsigned int host_no)
 {
 	/*
-	 * Poll, not a completion: complete() on the thread's CPU would make
-	 * that CPU the waker, and the scheduler may then queue this task
-	 * there, on a CPU that never schedules again.
+	 * Poll, not a completion: a hold_ kind waits with interrupts off.
+	 * Pairs with the smp_store_release() in scsi_dump_test_took_hold().
 	 */
-	while (!READ_ONCE(scsi_dump_test.started))
+	while (!smp_load_acquire(&scsi_dump_test.started))
 		cpu_relax();
 	scsi_dump_test_say(cpu, host_no);
 }
 
-/* A hold_ kind: start the thread, interrupts off here, then panic. */
+/*
+ * A hold_ kind: start the thread, and once it runs turn interrupts off
+ * here, let it take hold, then panic.  Not preemptible meanwhile: a task
+ * that took this CPU could wait for the thread's CPU to answer an IPI.
+ * (A stop_machine() that begins in the few microseconds before the
+ * thread runs would wait for this CPU for ever: a test hook's risk.)
+ */
 static void __noreturn scsi_dump_test_hold(struct task_struct *thread,
 					   unsigned int cpu,
 					   unsigned int host_no)
 {
-	local_irq_disable();
+	preempt_disable();
 	wake_up_process(thread);
+	while (!READ_ONCE(scsi_dump_test.ready))
+		cpu_relax();
+	local_irq_disable();
+	WRITE_ONCE(scsi_dump_test.go, true);
 	scsi_dump_test_wait(cpu, host_no);
 	panic("scsi_dump_test: CPU %u holds on for good", cpu);
 }
@@ -232,6 +267,8 @@ static int scsi_dump_test_start(unsigned int host_no, unsigned int cpu,
 	if (!test->shost)
 		return -ENODEV;
 	test->kind = kind;
+	test->ready = false;
+	test->go = false;
 	test->started = false;
 	if (scsi_dump_test_iommu(kind)) {
 		test->qi_lock = scsi_dump_test_qi_lock(test->shost->dma_dev);
@@ -273,15 +310,20 @@ static int scsi_dump_test_set(const char *val, const struct kernel_param *kp)
 		return ret;
 	if (scsi_dump_test.shost)
 		return -EBUSY;
-	/* stay off the CPU that is about to stop scheduling */
+	/*
+	 * Stay off the CPU that is about to stop scheduling, and keep the
+	 * other online: a thread moved to this CPU would never run.
+	 */
+	cpus_read_lock();
 	migrate_disable();
 	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
 	if (cpu < nr_cpu_ids)
 		ret = scsi_dump_test_start(host_no, cpu,
 					   (uintptr_t)kp->arg);
 	else
-		ret = -EBUSY;
+		ret = -ENODEV;
 	migrate_enable();
+	cpus_read_unlock();
 	return ret;
 }
 
