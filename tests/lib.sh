@@ -43,6 +43,13 @@ part_offset() {
 	sfdisk -J "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["partitiontable"]["partitions"][int(sys.argv[1])-1]["start"]*512)' "$2"
 }
 
+# console_tail LOG: the console's last 40 lines on stderr, and its last 3
+# as notes too, which a CI summary that keeps only the result lines shows.
+console_tail() {
+	tail -40 "$1" >&2
+	tail -3 "$1" | tr -d '\r' | sed 's/^/  - console: /'
+}
+
 # boot_qemu LOG APPEND [qemu args]: boot $KERNEL under TCG with the serial
 # console in LOG until the guest powers off; QEMU_SECONDS says how long.
 # APPEND follows the console and panic options every scenario uses.
@@ -57,7 +64,7 @@ boot_qemu() {
 		-append "console=ttyS0 panic=1 oops=panic loglevel=6 $KASLR $append" \
 		"$@" || rc=$?
 	QEMU_SECONDS=$((SECONDS - start))
-	[ $rc -eq 0 ] || { tail -40 "$log" >&2; fail "qemu exit $rc after ${QEMU_SECONDS}s (124 = timeout)"; }
+	[ $rc -eq 0 ] || { console_tail "$log"; fail "qemu exit $rc after ${QEMU_SECONDS}s (124 = timeout)"; }
 	# the dump drivers are modules: a guest that did not load one tests less
 	if grep -q "load-modules: " "$log"; then
 		grep "load-modules: " "$log" >&2
