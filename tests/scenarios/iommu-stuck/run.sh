@@ -17,5 +17,5 @@ log=$WORK/serial.log
 grep -q "not using it" "$log" && fail "sda1 was skipped: its driver still maps at panic"
 grep -q "trying partition 259:" "$log" && fail "the dump went on to nvme0n1p1"
 [ "$(part_sum "$WORK/n.img" 1)" = "$SUM_N" ] || fail "nvme0n1p1 changed"
-DUMPDEV=/dev/sda1 check_saved_dump "scsi_dump_test: CPU [0-9]+ holds on for good" 2
+DUMPDEV=/dev/sda1 check_saved_dump "$HOLD_PANIC" 2
 note "the IOMMU's invalidation queue lock held by a stopped CPU; the dump on sda1 (AHCI, its buffer mapped when armed), nvme0n1p1 byte-identical"
