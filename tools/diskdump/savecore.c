@@ -34,6 +34,7 @@ static struct {
 	bool kdump;			/* -F kdump: kdump-compressed output */
 	const char *keyfile;		/* -K: private key of encrypted dumps */
 	enum dd_compress compress;	/* -Z: zlib (the default), lzo, zstd, none */
+	bool compress_set;		/* -Z given: it goes with -F kdump */
 	unsigned int keep_dumps;	/* -n: at most this many dumps in DIR */
 	uint64_t min_free;		/* bytes */
 } opt = { .compress = DD_ZLIB, .map_stacks = true };
@@ -78,6 +79,11 @@ static void print_usage(FILE *f)
 		"  -q, --quiet         print only errors (and, with -c, the state line)\n"
 		"  -h, --help          this text\n"
 		"  -V, --version       print the version\n"
+		"      --check-usage   only check the rest of the command line (DEVICE\n"
+		"                      and DIR may be left out): exit 2 and say why if\n"
+		"                      savecore would refuse it, else 0 and the lines\n"
+		"                      'mode:' (save or check), 'keep:' (yes or no)\n"
+		"                      and 'operands:' (0 to 2); nothing is opened\n"
 		"exit status, and the state -c prints:\n"
 		"  0  a dump is there, or it was saved             state: dump\n"
 		"  1  error: I/O, an unusable DIR\n"
@@ -645,6 +651,7 @@ static int parse_compress(const char *arg)
 	for (int c = DD_ZSTD; c >= DD_NONE; c--) {
 		if (!strcmp(arg, compress_names[c])) {
 			opt.compress = (enum dd_compress)c;
+			opt.compress_set = true;
 			return 0;
 		}
 	}
@@ -700,8 +707,12 @@ static int parse_option(int c, const char *arg)
 	case 'Z':
 		return parse_compress(arg) ? DD_EXIT_USAGE : 0;
 	case 'n':
-		if (parse_size(arg, "keep-dumps", 10000, &v) || !v)
+		if (parse_size(arg, "keep-dumps", 10000, &v))
 			return DD_EXIT_USAGE;
+		if (!v) {
+			fprintf(stderr, "savecore: --keep-dumps 0 would keep not even the new dump\n");
+			return DD_EXIT_USAGE;
+		}
 		opt.keep_dumps = (unsigned int)v;
 		return 0;
 	case 'v':
@@ -714,6 +725,33 @@ static int parse_option(int c, const char *arg)
 		print_usage(stderr);
 		return DD_EXIT_USAGE;
 	}
+}
+
+/* A long option only, outside the short options' range. */
+#define OPT_CHECK_USAGE	0x100
+
+/* The options together, and the number of operands: 0, or DD_EXIT_USAGE. */
+static int check_usage(int nargs, char **args, bool check_mode)
+{
+	if (nargs > 2) {
+		fprintf(stderr, "savecore: one DEVICE and one DIR at most, not also '%s'\n",
+			args[2]);
+		return DD_EXIT_USAGE;
+	}
+	if (nargs < 1 && !check_mode) {
+		print_usage(stderr);
+		return DD_EXIT_USAGE;
+	}
+	if (opt.machine && !opt.check_only) {
+		fprintf(stderr, "savecore: -M goes with -c\n");
+		return DD_EXIT_USAGE;
+	}
+	if (opt.compress_set && !opt.kdump) {
+		fprintf(stderr, "savecore: -Z %s goes with -F kdump (-F elf is never compressed)\n",
+			compress_names[opt.compress]);
+		return DD_EXIT_USAGE;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -734,11 +772,21 @@ int main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "check-usage", no_argument, NULL, OPT_CHECK_USAGE },
 		{ NULL, 0, NULL, 0 }
 	};
+	bool check_mode = false;
 	int c, ret;
 
 	while ((c = getopt_long(argc, argv, "cMksSfm:F:Z:n:K:vqhV", opts, NULL)) != -1) {
+		if (c == OPT_CHECK_USAGE) {
+			check_mode = true;
+			continue;
+		}
+		if ((c == 'h' || c == 'V') && check_mode) {
+			fprintf(stderr, "savecore: -%c saves nothing\n", c);
+			return DD_EXIT_USAGE;
+		}
 		if (c == 'h') {
 			print_usage(stdout);
 			return DD_EXIT_OK;
@@ -751,13 +799,14 @@ int main(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (argc - optind < 1 || argc - optind > 2) {
-		print_usage(stderr);
-		return DD_EXIT_USAGE;
-	}
-	if (opt.machine && !opt.check_only) {
-		fprintf(stderr, "savecore: -M goes with -c\n");
-		return DD_EXIT_USAGE;
+	ret = check_usage(argc - optind, argv + optind, check_mode);
+	if (ret)
+		return ret;
+	if (check_mode) {
+		printf("mode: %s\nkeep: %s\noperands: %d\n",
+		       opt.check_only ? "check" : "save", opt.keep ? "yes" : "no",
+		       argc - optind);
+		return DD_EXIT_OK;
 	}
 	return run(argv[optind], argc - optind == 2 ? argv[optind + 1] : "/var/crash");
 }
