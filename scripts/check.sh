@@ -64,6 +64,10 @@ step "diskdumpfmt on real signatures (host images, loop devices)"
 make -s -C tests/unit host 2>&1 | tee "$log/host.txt" | grep -vE '^ok '
 count "$log/host.txt" host
 
+step "diskdumpctl and SAVECORE_OPTS (the shipped configuration)"
+make -s -C tests/unit ctl 2>&1 | tee "$log/ctl.txt" | grep -vE '^ok '
+count "$log/ctl.txt" ctl
+
 step "Debian package (debhelper, lintian, dpkg on Debian 12)"
 wait $debian_root || cat "$log/debian-root.txt"
 tests/debs-check.sh 2>&1 | tee "$log/debs.txt" | grep -v '^ok - '
