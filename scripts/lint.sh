@@ -95,6 +95,19 @@ for m in "$top"/tools/diskdump/man/*.8; do
 	fi
 done
 
+# Every savecore command line and option string that the conffile, the man
+# pages, the README and Documentation quote goes through savecore's parser:
+# an example that savecore refuses would switch dumping off for whoever
+# copies it.
+sc=$top/build/lint-tools
+if make -s -C "$top/tools/diskdump" O="$sc" >/dev/null 2>&1 &&
+	out=$(cd "$top" && python3 scripts/doc-opts.py "$sc/savecore" 2>&1); then
+	ok "savecore takes the $(echo "$out" | grep -c '^ok - ') command lines and options the documentation quotes"
+else
+	echo "$out" | grep -v '^ok - '
+	bad "savecore refuses a command line or option string the documentation quotes"
+fi
+
 # sparse and W=1: rebuild our objects with checks and look for warnings in our files
 objs="drivers/block/diskdump.o drivers/block/diskdump_mode.o drivers/block/diskdump_testhooks.o
       drivers/scsi/scsi_dump.o drivers/scsi/scsi_dump_test.o drivers/ata/libata-dump.o drivers/nvme/host/pci-dump.o
