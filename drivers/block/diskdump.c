@@ -1176,14 +1176,20 @@ static __diskdump_text int dd_write_dump(struct disk_dump_partition *part)
 
 static bool dd_all_parked(void);
 
-/* Timers that stayed pending, never run: a hint if a dump went wrong. */
-static __diskdump_text void dd_report_ignored_timers(void)
+/*
+ * Timers and tasklets that stayed pending, never run: a hint if a dump
+ * went wrong.
+ */
+static __diskdump_text void dd_report_ignored(void)
 {
 	const struct dd_mode_stats *st = dd_mode_counts();
 
 	if (st->timers_ignored)
 		pr_emerg("timers of other code armed %llu times, never run; the first %ps\n",
 			 st->timers_ignored, st->first_ignored);
+	if (st->tasklets_ignored)
+		pr_emerg("tasklets of other code: %llu left queued, never run; the first %ps\n",
+			 st->tasklets_ignored, st->first_ignored_tasklet);
 }
 
 static __diskdump_text int dd_dump_partition(struct disk_dump_partition *part,
@@ -1237,7 +1243,7 @@ static __diskdump_text int dd_dump_partition(struct disk_dump_partition *part,
 			 div_u64(dd_cfg.hdr->write_ns, NSEC_PER_MSEC),
 			 dd_cfg.hdr->flags & DISKDUMP_FLAG_TRUNCATED ?
 			 " (truncated: the partition is too small)" : "");
-	dd_report_ignored_timers();
+	dd_report_ignored();
 	return ret;
 }
 

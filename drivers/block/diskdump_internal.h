@@ -20,7 +20,9 @@ struct dd_mode_stats {
 	u64 timers_run;		/* dump drivers' timer callbacks run */
 	u64 timers_ignored;	/* armings of other code's timers: never run */
 	void *first_ignored;	/* the first of those timers' functions */
-	u64 tasklets_run;
+	u64 tasklets_run;	/* dump drivers' tasklets run */
+	u64 tasklets_ignored;	/* other code's tasklets queued: never run */
+	void *first_ignored_tasklet;	/* the first of those tasklets' functions */
 	bool irqs_seen_on;	/* a dump driver turned interrupts on */
 };
 

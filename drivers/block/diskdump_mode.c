@@ -7,7 +7,9 @@
  * still arm timers (a SCSI bus reset's settle time) and schedule tasklets
  * as they always do: kernel/time/timer.c and kernel/softirq.c send those
  * calls here while crashdump_mode() is true, and diskdump_udelay(), the
- * drivers' poll-loop wait, advances jiffies and runs what is due.
+ * drivers' poll-loop wait, advances jiffies and runs what is due.  Only
+ * the dump drivers' timers and tasklets run; any other code's stay
+ * pending, never run, as they would after a panic without diskdump.
  *
  * Everything here runs at panic: __diskdump_text, covered by the self check.
  */
@@ -38,8 +40,9 @@ EXPORT_SYMBOL_GPL(diskdump_cpu);
 static struct {
 	struct hlist_head timers;	/* dump drivers' timers: run when due */
 	struct hlist_head idle_timers;	/* other code's: pending, never run */
-	struct tasklet_struct *tasklets;
+	struct tasklet_struct *tasklets;	/* dump drivers': run in order */
 	struct tasklet_struct **tasklets_tail;
+	struct tasklet_struct *idle_tasklets;	/* other code's: never run */
 	u64 clock_base_ns;		/* the clock when jiffies last moved */
 	u64 udelay_ns;			/* waited in diskdump_udelay() since */
 	struct dd_mode_stats stats;
@@ -50,9 +53,9 @@ static struct {
 /**
  * dd_mode_enter - start crashdump mode on this CPU
  *
- * Called at panic with interrupts off and the other CPUs stopped.  The
- * tasklets this CPU had queued before the panic would never run: they are
- * taken over with the rest.
+ * Called at panic with interrupts off and the other CPUs stopped.  Of the
+ * tasklets this CPU had queued before the panic, which would never run
+ * now, the dump drivers' are taken over; the rest stay where they are.
  */
 __diskdump_text void dd_mode_enter(void)
 {
@@ -249,17 +252,65 @@ __diskdump_text int diskdump_del_timer(struct timer_list *timer, bool shutdown)
 }
 EXPORT_SYMBOL_GPL(diskdump_del_timer);
 
-/**
- * diskdump_tasklet_schedule - tasklet_schedule() in crashdump mode
- * @t: the tasklet, already marked TASKLET_STATE_SCHED by the caller
- *
- * Queues @t on diskdump's private list instead of a per-CPU softirq list.
+/*
+ * Is @t one of the dump drivers' tasklets?  As for timers: any other code's
+ * tasklet may take a lock that the panicking CPU or a stopped one holds,
+ * or end in a local_bh_enable() that runs every pending softirq with
+ * interrupts on.  None of the dump drivers schedules one today.
  */
-__diskdump_text void diskdump_tasklet_schedule(struct tasklet_struct *t)
+static __diskdump_text void *dd_tasklet_fn(struct tasklet_struct *t)
+{
+	return t->use_callback ? (void *)t->callback : (void *)t->func;
+}
+
+static __diskdump_text bool dd_tasklet_is_dump_code(struct tasklet_struct *t)
+{
+	return dd_is_dump_code((unsigned long)dd_tasklet_fn(t));
+}
+
+static __diskdump_text void dd_tasklet_queue(struct tasklet_struct *t)
 {
 	t->next = NULL;
 	*dd_mode.tasklets_tail = t;
 	dd_mode.tasklets_tail = &t->next;
+}
+
+/**
+ * diskdump_tasklet_take - take over a tasklet queued before the panic
+ * @t: a tasklet on this CPU's softirq list
+ *
+ * For crashdump_take_tasklets(): a dump driver's tasklet moves to
+ * diskdump's list, from which diskdump_udelay() runs it.  Any other is
+ * counted, and stays where it is.
+ *
+ * Return: true if @t was taken (the caller unlinks it from its list),
+ * false if it belongs to other code.
+ */
+__diskdump_text bool diskdump_tasklet_take(struct tasklet_struct *t)
+{
+	if (!dd_tasklet_is_dump_code(t)) {
+		if (!dd_mode.stats.tasklets_ignored++)
+			dd_mode.stats.first_ignored_tasklet = dd_tasklet_fn(t);
+		return false;
+	}
+	dd_tasklet_queue(t);
+	return true;
+}
+
+/**
+ * diskdump_tasklet_schedule - tasklet_schedule() in crashdump mode
+ * @t: the tasklet, already marked TASKLET_STATE_SCHED by the caller
+ *
+ * Queues a dump driver's @t on diskdump's private list instead of a
+ * per-CPU softirq list.  Any other tasklet goes to a list that is never
+ * run: it stays scheduled, as its softirq would never come.
+ */
+__diskdump_text void diskdump_tasklet_schedule(struct tasklet_struct *t)
+{
+	if (diskdump_tasklet_take(t))
+		return;
+	t->next = dd_mode.idle_tasklets;
+	dd_mode.idle_tasklets = t;
 }
 EXPORT_SYMBOL_GPL(diskdump_tasklet_schedule);
 
@@ -298,7 +349,7 @@ static __diskdump_text void dd_run_tasklets(void)
 		list = list->next;
 		if (atomic_read(&t->count) || !tasklet_trylock(t)) {
 			/* Disabled or running elsewhere: try again next poll. */
-			diskdump_tasklet_schedule(t);
+			dd_tasklet_queue(t);
 			continue;
 		}
 		if (test_and_clear_bit(TASKLET_STATE_SCHED, &t->state)) {

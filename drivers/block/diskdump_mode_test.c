@@ -27,6 +27,13 @@ static void kt_other_timer_fn(struct timer_list *t)
 	kt_calls++;
 }
 
+/* A dump driver's tasklet: panic-path code, as its timers are. */
+static __diskdump_text void kt_dump_tasklet_fn(struct tasklet_struct *t)
+{
+	kt_calls++;
+}
+
+/* A tasklet of code that is not dumping (a NIC's, a crypto driver's). */
 static void kt_tasklet_fn(struct tasklet_struct *t)
 {
 	kt_calls++;
@@ -189,7 +196,7 @@ static void dd_test_tasklet_diverted(struct kunit *test)
 	unsigned long flags;
 	int before, after, disabled, enabled;
 
-	tasklet_setup(&t, kt_tasklet_fn);
+	tasklet_setup(&t, kt_dump_tasklet_fn);
 	flags = kt_enter();
 	tasklet_schedule(&t);
 	before = kt_calls;		/* queued, not run */
@@ -209,6 +216,44 @@ static void dd_test_tasklet_diverted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, enabled, 2);
 	KUNIT_EXPECT_PTR_EQ(test, dd_mode.tasklets, NULL);
 	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &t.state));
+}
+
+/*
+ * A tasklet of code that is not dumping, scheduled while dumping, is never
+ * run: it may take a lock a stopped CPU holds.  It stays scheduled, on a
+ * list of its own, and is counted.
+ */
+static void dd_test_other_tasklet_left_unrun(struct kunit *test)
+{
+	u64 ignored = dd_mode.stats.tasklets_ignored;
+	void *first = dd_mode.stats.first_ignored_tasklet;
+	struct tasklet_struct t;
+	unsigned long flags;
+	bool idle, sched;
+	int calls;
+
+	tasklet_setup(&t, kt_tasklet_fn);
+	flags = kt_enter();
+	dd_mode.stats.tasklets_ignored = 0;
+	tasklet_schedule(&t);
+	tasklet_hi_schedule(&t);	/* already scheduled: a no-op */
+	dd_run_tasklets();
+	calls = kt_calls;
+	idle = dd_mode.idle_tasklets == &t && !t.next;
+	sched = test_bit(TASKLET_STATE_SCHED, &t.state);
+	/* What the reboot would do: forget it. */
+	dd_mode.idle_tasklets = NULL;
+	clear_bit(TASKLET_STATE_SCHED, &t.state);
+	kt_leave(flags);
+	KUNIT_EXPECT_EQ(test, calls, 0);
+	KUNIT_EXPECT_TRUE(test, idle);
+	KUNIT_EXPECT_TRUE(test, sched);
+	KUNIT_EXPECT_PTR_EQ(test, dd_mode.tasklets, NULL);
+	KUNIT_EXPECT_EQ(test, dd_mode.stats.tasklets_ignored, 1);
+	KUNIT_EXPECT_PTR_EQ(test, dd_mode.stats.first_ignored_tasklet,
+			    (void *)kt_tasklet_fn);
+	dd_mode.stats.tasklets_ignored = ignored;
+	dd_mode.stats.first_ignored_tasklet = first;
 }
 
 /*
@@ -311,35 +356,55 @@ static void dd_test_shutdown_timer_stays_down(struct kunit *test)
 }
 
 /*
- * A tasklet queued on this CPU just before the panic (its softirq never
- * comes) runs from the poll loop once diskdump takes over; scheduling it
- * again in between is a no-op, as it is already queued.
+ * Tasklets queued on this CPU just before the panic (their softirq never
+ * comes): a dump driver's runs from the poll loop once diskdump takes over,
+ * and scheduling it again in between is a no-op, as it is already queued.
+ * Other code's stay on the softirq lists, untouched and never run while
+ * dumping; here, where the machine goes on, they run once the test leaves
+ * crashdump mode.
  */
 static void dd_test_tasklet_queued_before_panic(struct kunit *test)
 {
-	struct tasklet_struct t, hi;
+	u64 ignored = dd_mode.stats.tasklets_ignored, left;
+	void *first = dd_mode.stats.first_ignored_tasklet;
+	struct tasklet_struct t, hi, dump;
 	unsigned long flags;
-	int before, after;
+	int before, after, later;
 
 	tasklet_setup(&t, kt_tasklet_fn);
 	tasklet_setup(&hi, kt_tasklet_fn);
+	tasklet_setup(&dump, kt_dump_tasklet_fn);
 	local_irq_save(flags);
 	tasklet_schedule(&t);		/* queued the normal way */
 	tasklet_hi_schedule(&hi);
+	tasklet_schedule(&dump);
 	WRITE_ONCE(diskdump_cpu, smp_processor_id());
 	WRITE_ONCE(diskdump_mode, 1);
 	kt_calls = 0;
+	dd_mode.stats.tasklets_ignored = 0;
 	tasklet_schedule(&t);
+	tasklet_schedule(&dump);
 	dd_run_tasklets();
 	before = kt_calls;
 	crashdump_take_tasklets();	/* what dd_mode_enter() does */
 	dd_run_tasklets();
+	dd_run_tasklets();
 	after = kt_calls;
+	left = dd_mode.stats.tasklets_ignored;
 	kt_leave(flags);
+	dd_mode.stats.tasklets_ignored = ignored;
+	dd_mode.stats.first_ignored_tasklet = first;
+	tasklet_kill(&t);		/* waits for their softirq */
+	tasklet_kill(&hi);
+	later = kt_calls;
 	KUNIT_EXPECT_EQ(test, before, 0);
-	KUNIT_EXPECT_EQ(test, after, 2);
+	KUNIT_EXPECT_EQ(test, after, 1);
+	KUNIT_EXPECT_EQ(test, later, 3);
+	KUNIT_EXPECT_GE(test, left, 2);	/* and any of the system's */
+	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &dump.state));
 	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &t.state));
 	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &hi.state));
+	KUNIT_EXPECT_PTR_EQ(test, dd_mode.idle_tasklets, NULL);
 }
 
 static struct kunit_case dd_mode_test_cases[] = {
@@ -350,6 +415,7 @@ static struct kunit_case dd_mode_test_cases[] = {
 	KUNIT_CASE(dd_test_other_timer_left_unrun),
 	KUNIT_CASE(dd_test_rearming_timer_is_bounded),
 	KUNIT_CASE(dd_test_tasklet_diverted),
+	KUNIT_CASE(dd_test_other_tasklet_left_unrun),
 	KUNIT_CASE(dd_test_delete_sync_busy_wheel),
 	KUNIT_CASE(dd_test_migrating_timer),
 	KUNIT_CASE(dd_test_shutdown_timer_stays_down),

@@ -3,7 +3,7 @@
  * Crashdump mode: while diskdump writes a crash dump, the timers and
  * tasklets that its drivers arm are diverted to diskdump's private lists
  * (kernel/time/timer.c, kernel/softirq.c), as neither the timer wheel nor
- * the softirqs will run again.
+ * the softirqs will run again; other code's stay pending, never run.
  */
 #ifndef _LINUX_DISKDUMP_MODE_H
 #define _LINUX_DISKDUMP_MODE_H
@@ -22,10 +22,11 @@ struct tasklet_struct;
 int diskdump_mod_timer(struct timer_list *timer, unsigned long expires);
 int diskdump_del_timer(struct timer_list *timer, bool shutdown);
 void diskdump_tasklet_schedule(struct tasklet_struct *t);
+bool diskdump_tasklet_take(struct tasklet_struct *t);
 
 /* In kernel/time/timer.c: take a timer off the timer wheel in crashdump mode. */
 int crashdump_detach_wheel_timer(struct timer_list *timer);
-/* In kernel/softirq.c: hand this CPU's queued tasklets to diskdump. */
+/* In kernel/softirq.c: hand this CPU's dump drivers' tasklets to diskdump. */
 void crashdump_take_tasklets(void);
 
 #ifdef CONFIG_DISKDUMP
