@@ -5,6 +5,8 @@
  * One word written to /sys/kernel/debug/diskdump/test:
  *
  *   bug      BUG() here, in process context
+ *   bhpanic  panic holding a _bh lock that a tasklet of other code,
+ *            queued just before, takes
  *   irq      panic 10 ms later, from a hard interrupt (an hrtimer)
  *   corrupt  flip a byte that the panic-time self check covers
  *   corruptmod [MODULE]  flip a byte of an armed dump driver module's
@@ -37,7 +39,9 @@
 #include <linux/fs.h>
 #include <linux/hrtimer.h>
 #include <linux/init.h>
+#include <linux/interrupt.h>
 #include <linux/kernel.h>
+#include <linux/spinlock.h>
 #include <linux/memory.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -96,6 +100,29 @@ void dd_test_add_point(struct block_device *bdev)
 	msleep(3000);
 	pr_warn("test: slow add done, its disk %s\n",
 		disk_live(bdev->bd_disk) ? "still there" : "deleted meanwhile");
+}
+
+/*
+ * "bhpanic": the tasklet is not dump code, so it must never run while
+ * dumping; if it did, it would spin on the lock that the panicking CPU
+ * holds, with interrupts off, for ever.
+ */
+static DEFINE_SPINLOCK(dd_test_bh_lock);
+
+static void dd_test_bh_tasklet_fn(struct tasklet_struct *t)
+{
+	spin_lock(&dd_test_bh_lock);
+	pr_emerg("test: a tasklet of other code ran\n");
+	spin_unlock(&dd_test_bh_lock);
+}
+
+static DECLARE_TASKLET(dd_test_bh_tasklet, dd_test_bh_tasklet_fn);
+
+static void dd_test_bh_panic(void)
+{
+	spin_lock_bh(&dd_test_bh_lock);
+	tasklet_schedule(&dd_test_bh_tasklet);
+	panic("diskdump test: panic holding a _bh lock that a queued tasklet takes");
 }
 
 static enum hrtimer_restart dd_test_irq_panic(struct hrtimer *timer)
@@ -175,6 +202,8 @@ static int dd_test_command(const char *cmd)
 
 	if (!strcmp(cmd, "bug"))
 		BUG();
+	if (!strcmp(cmd, "bhpanic"))
+		dd_test_bh_panic();
 	if (!strcmp(cmd, "irq")) {
 		hrtimer_start(&dd_test_irq_timer, ms_to_ktime(10),
 			      HRTIMER_MODE_REL_HARD);
