@@ -710,7 +710,7 @@ static int parse_option(int c, const char *arg)
 		if (parse_size(arg, "keep-dumps", 10000, &v))
 			return DD_EXIT_USAGE;
 		if (!v) {
-			fprintf(stderr, "savecore: --keep-dumps 0 would keep not even the new dump\n");
+			fprintf(stderr, "savecore: --keep-dumps 0 keeps no dump\n");
 			return DD_EXIT_USAGE;
 		}
 		opt.keep_dumps = (unsigned int)v;
@@ -747,7 +747,7 @@ static int check_usage(int nargs, char **args, bool check_mode)
 		return DD_EXIT_USAGE;
 	}
 	if (opt.compress_set && !opt.kdump) {
-		fprintf(stderr, "savecore: -Z %s goes with -F kdump (-F elf is never compressed)\n",
+		fprintf(stderr, "savecore: -Z %s goes with -F kdump (ELF is never compressed)\n",
 			compress_names[opt.compress]);
 		return DD_EXIT_USAGE;
 	}
