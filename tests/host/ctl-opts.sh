@@ -61,7 +61,8 @@ check "example: the partition is formatted again" state_empty
 check "example: the partition is armed" armed
 
 # 2. Options savecore refuses: said first, left out, dump saved, armed.
-for opts in "-F kdump-zstd" "-Z zstd" "--compress=lz4 -F kdump" "-k" "-c" "-n 0" "/dev/sdb1" "--frobnicate"; do
+for opts in "-F kdump-zstd" "-Z gzip" "--compress=lz4 -F kdump" "-k" "-c" "-n 0" "/dev/sdb1" \
+	"--frobnicate" "--check-usage" "--check-u" "-v --"; do
 	fresh "$opts"
 	$ctl start >"$work/out" 2>&1
 	rc=$?
@@ -89,6 +90,10 @@ $ctl add "$work/part" >"$work/out" 2>&1
 rc=$?
 check "add with bad options: exit 1 (got $rc)" [ $rc = 1 ]
 check "add with bad options: said" grep -q "correct it first" "$work/out"
+# before anything else: the image file is no block device, which add
+# would say next
+check "add with bad options: said before the device is looked at" \
+	eval '! grep -q "not a block device" "$work/out"'
 check "add with bad options: nothing armed" [ ! -s "$work/proc" ]
 check "add with bad options: the configuration unchanged" cmp -s "$work/conf" "$work/conf.before"
 

@@ -746,11 +746,9 @@ static int check_usage(int nargs, char **args, bool check_mode)
 		fprintf(stderr, "savecore: -M goes with -c\n");
 		return DD_EXIT_USAGE;
 	}
-	if (opt.compress_set && !opt.kdump) {
-		fprintf(stderr, "savecore: -Z %s goes with -F kdump (ELF is never compressed)\n",
+	if (opt.compress_set && !opt.kdump)
+		fprintf(stderr, "savecore: warning: -Z %s does nothing without -F kdump\n",
 			compress_names[opt.compress]);
-		return DD_EXIT_USAGE;
-	}
 	return 0;
 }
 
@@ -780,6 +778,11 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "cMksSfm:F:Z:n:K:vqhV", opts, NULL)) != -1) {
 		if (c == OPT_CHECK_USAGE) {
+			/* first, and once: an option string checked with it never holds it */
+			if (check_mode || optind != 2) {
+				fprintf(stderr, "savecore: --check-usage goes first, once\n");
+				return DD_EXIT_USAGE;
+			}
 			check_mode = true;
 			continue;
 		}
