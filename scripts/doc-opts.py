@@ -82,6 +82,8 @@ def main():
             text = f.read()
         for kind, words in spans(path, text):
             words = [METAVARS.get(w, w) for w in words]
+            if words[:1] == ["--check-usage"]:
+                words = words[1:]  # it is the checker itself
             r = subprocess.run([savecore, "--check-usage", *words],
                                capture_output=True, text=True)
             shown = " ".join(words)
