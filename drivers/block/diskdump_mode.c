@@ -53,9 +53,13 @@ static struct {
 /**
  * dd_mode_enter - start crashdump mode on this CPU
  *
- * Called at panic with interrupts off and the other CPUs stopped.  Of the
+ * Called at panic with interrupts off and the other CPUs stopped.  The
  * tasklets this CPU had queued before the panic, which would never run
- * now, the dump drivers' are taken over; the rest stay where they are.
+ * now, are taken off its softirq lists: the dump drivers' to be run, the
+ * rest to stay queued, never run.  The softirqs pending here are dropped,
+ * so that a local_bh_enable() on the dump's path cannot run them (with
+ * interrupts on, and every expired timer of the wheel): they would never
+ * run either, had diskdump not taken over the panic.
  */
 __diskdump_text void dd_mode_enter(void)
 {
@@ -63,6 +67,7 @@ __diskdump_text void dd_mode_enter(void)
 	WRITE_ONCE(diskdump_cpu, smp_processor_id());
 	WRITE_ONCE(diskdump_mode, 1);
 	crashdump_take_tasklets();
+	set_softirq_pending(0);
 }
 
 /**
@@ -276,39 +281,22 @@ static __diskdump_text void dd_tasklet_queue(struct tasklet_struct *t)
 }
 
 /**
- * diskdump_tasklet_take - take over a tasklet queued before the panic
- * @t: a tasklet on this CPU's softirq list
- *
- * For crashdump_take_tasklets(): a dump driver's tasklet moves to
- * diskdump's list, from which diskdump_udelay() runs it.  Any other is
- * counted, and stays where it is.
- *
- * Return: true if @t was taken (the caller unlinks it from its list),
- * false if it belongs to other code.
- */
-__diskdump_text bool diskdump_tasklet_take(struct tasklet_struct *t)
-{
-	if (!dd_tasklet_is_dump_code(t)) {
-		if (!dd_mode.stats.tasklets_ignored++)
-			dd_mode.stats.first_ignored_tasklet = dd_tasklet_fn(t);
-		return false;
-	}
-	dd_tasklet_queue(t);
-	return true;
-}
-
-/**
  * diskdump_tasklet_schedule - tasklet_schedule() in crashdump mode
  * @t: the tasklet, already marked TASKLET_STATE_SCHED by the caller
  *
  * Queues a dump driver's @t on diskdump's private list instead of a
- * per-CPU softirq list.  Any other tasklet goes to a list that is never
- * run: it stays scheduled, as its softirq would never come.
+ * per-CPU softirq list; crashdump_take_tasklets() hands over those queued
+ * before the panic the same way.  Any other tasklet goes to a list that is
+ * never run: it stays scheduled, as its softirq would never come.
  */
 __diskdump_text void diskdump_tasklet_schedule(struct tasklet_struct *t)
 {
-	if (diskdump_tasklet_take(t))
+	if (dd_tasklet_is_dump_code(t)) {
+		dd_tasklet_queue(t);
 		return;
+	}
+	if (!dd_mode.stats.tasklets_ignored++)
+		dd_mode.stats.first_ignored_tasklet = dd_tasklet_fn(t);
 	t->next = dd_mode.idle_tasklets;
 	dd_mode.idle_tasklets = t;
 }
@@ -359,7 +347,11 @@ static __diskdump_text void dd_run_tasklets(void)
 			else
 				t->func(t->data);
 		}
-		tasklet_unlock(t);
+		/*
+		 * Not tasklet_unlock(): its wake-up may take a wait queue's
+		 * lock that a stopped CPU holds, and nothing can be waiting.
+		 */
+		clear_bit_unlock(TASKLET_STATE_RUN, &t->state);
 	}
 }
 

@@ -58,6 +58,25 @@ static void kt_leave(unsigned long flags)
 	local_irq_restore(flags);
 }
 
+/*
+ * Hand the tasklets that crashdump mode kept, never run, back to the
+ * softirq (the test's machine goes on, and some may be the system's).
+ * Return: how many there were.
+ */
+static int kt_requeue_idle(void)
+{
+	struct tasklet_struct *t;
+	int n = 0;
+
+	while ((t = dd_mode.idle_tasklets)) {
+		dd_mode.idle_tasklets = t->next;
+		clear_bit(TASKLET_STATE_SCHED, &t->state);
+		tasklet_schedule(t);
+		n++;
+	}
+	return n;
+}
+
 static void dd_test_mode_is_per_cpu(struct kunit *test)
 {
 	unsigned long flags = kt_enter();
@@ -239,12 +258,11 @@ static void dd_test_other_tasklet_left_unrun(struct kunit *test)
 	tasklet_hi_schedule(&t);	/* already scheduled: a no-op */
 	dd_run_tasklets();
 	calls = kt_calls;
-	idle = dd_mode.idle_tasklets == &t && !t.next;
+	idle = dd_mode.idle_tasklets == &t;
 	sched = test_bit(TASKLET_STATE_SCHED, &t.state);
-	/* What the reboot would do: forget it. */
-	dd_mode.idle_tasklets = NULL;
-	clear_bit(TASKLET_STATE_SCHED, &t.state);
 	kt_leave(flags);
+	kt_requeue_idle();
+	tasklet_kill(&t);
 	KUNIT_EXPECT_EQ(test, calls, 0);
 	KUNIT_EXPECT_TRUE(test, idle);
 	KUNIT_EXPECT_TRUE(test, sched);
@@ -359,9 +377,9 @@ static void dd_test_shutdown_timer_stays_down(struct kunit *test)
  * Tasklets queued on this CPU just before the panic (their softirq never
  * comes): a dump driver's runs from the poll loop once diskdump takes over,
  * and scheduling it again in between is a no-op, as it is already queued.
- * Other code's stay on the softirq lists, untouched and never run while
- * dumping; here, where the machine goes on, they run once the test leaves
- * crashdump mode.
+ * Other code's are taken off the softirq lists too, so that no softirq can
+ * run them, and stay queued, never run while dumping; here, where the
+ * machine goes on, they run once the test hands them back.
  */
 static void dd_test_tasklet_queued_before_panic(struct kunit *test)
 {
@@ -369,7 +387,7 @@ static void dd_test_tasklet_queued_before_panic(struct kunit *test)
 	void *first = dd_mode.stats.first_ignored_tasklet;
 	struct tasklet_struct t, hi, dump;
 	unsigned long flags;
-	int before, after, later;
+	int before, after, later, back;
 
 	tasklet_setup(&t, kt_tasklet_fn);
 	tasklet_setup(&hi, kt_tasklet_fn);
@@ -394,13 +412,16 @@ static void dd_test_tasklet_queued_before_panic(struct kunit *test)
 	kt_leave(flags);
 	dd_mode.stats.tasklets_ignored = ignored;
 	dd_mode.stats.first_ignored_tasklet = first;
+	back = kt_requeue_idle();
 	tasklet_kill(&t);		/* waits for their softirq */
 	tasklet_kill(&hi);
+	tasklet_kill(&dump);
 	later = kt_calls;
 	KUNIT_EXPECT_EQ(test, before, 0);
 	KUNIT_EXPECT_EQ(test, after, 1);
 	KUNIT_EXPECT_EQ(test, later, 3);
 	KUNIT_EXPECT_GE(test, left, 2);	/* and any of the system's */
+	KUNIT_EXPECT_EQ(test, (u64)back, left);
 	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &dump.state));
 	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &t.state));
 	KUNIT_EXPECT_FALSE(test, test_bit(TASKLET_STATE_SCHED, &hi.state));

@@ -22,11 +22,10 @@ struct tasklet_struct;
 int diskdump_mod_timer(struct timer_list *timer, unsigned long expires);
 int diskdump_del_timer(struct timer_list *timer, bool shutdown);
 void diskdump_tasklet_schedule(struct tasklet_struct *t);
-bool diskdump_tasklet_take(struct tasklet_struct *t);
 
 /* In kernel/time/timer.c: take a timer off the timer wheel in crashdump mode. */
 int crashdump_detach_wheel_timer(struct timer_list *timer);
-/* In kernel/softirq.c: hand this CPU's dump drivers' tasklets to diskdump. */
+/* In kernel/softirq.c: hand this CPU's queued tasklets to diskdump. */
 void crashdump_take_tasklets(void);
 
 #ifdef CONFIG_DISKDUMP

@@ -10,8 +10,9 @@ dump_scenario "ddtest=bh-panic panic=0"
 log=$WORK/serial.log
 expect_log "$log" "Kernel panic - not syncing: diskdump test: panic holding a _bh lock that a queued tasklet takes" "no panic from the hook"
 grep -q "diskdump: test: a tasklet of other code ran" "$log" && fail "the tasklet of other code ran while dumping"
-expect_log "$log" "diskdump: tasklets of other code: [0-9]+ left queued, never run; the first dd_test_bh_tasklet_fn" \
-	"the console does not name the tasklet left queued"
+# (the first named is the hook's, unless another was queued on this CPU)
+expect_log "$log" "diskdump: tasklets of other code: [1-9][0-9]* left queued, never run; the first " \
+	"the console does not count the tasklet left queued"
 expect_log "$log" "diskdump: rebooting at once" "no reboot at once after the dump (panic=0)"
 check_saved_dump "diskdump test: panic holding a _bh lock that a queued tasklet takes" 1
 note "$(grep -o 'tasklets of other code: .*' "$log" | head -1 | tr -d '\r')"
