@@ -1530,10 +1530,11 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 	}
 out:
 	dd_mode_leave();
-	if (done)
+	if (!done)
+		pr_emerg("no partition took the dump whole\n");
+	/* Part of a dump, cut short by an I/O error, is still worth saving. */
+	if (done || READ_ONCE(dd_run.wrote))
 		dd_reboot_after_dump();
-	else
-		pr_emerg("no partition took the dump\n");
 	return true;
 }
 
