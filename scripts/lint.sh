@@ -108,6 +108,29 @@ else
 	bad "savecore refuses a command line or option string the documentation quotes"
 fi
 
+# Kconfig says where diskdump works: x86_64 without PREEMPT_RT.  DISKDUMP=y
+# must not survive olddefconfig in an RT x86_64 config, nor in arm64's or
+# i386's defconfig, and must in x86_64's (configuration only: nothing is
+# compiled).
+kconfig_case() { # NAME ARCH WANT(y|n) [MORE CONFIG LINES...]
+	local d=$top/build/kconfig-check/$1 arch=$2 want=$3 got=n
+	shift 3
+	rm -rf "$d" && mkdir -p "$d"
+	printf '%s\n' "$@" CONFIG_CRASH_DUMP=y CONFIG_KALLSYMS=y CONFIG_PROC_FS=y CONFIG_DISKDUMP=y >"$d/frag"
+	if ! { make -s -C "$src" O="$d" ARCH="$arch" defconfig &&
+		(cd "$d" && ARCH=$arch "$src/scripts/kconfig/merge_config.sh" -m -O "$d" "$d/.config" "$d/frag") &&
+		make -s -C "$src" O="$d" ARCH="$arch" olddefconfig; } >/dev/null 2>&1; then
+		bad "Kconfig: could not configure $1"
+		return
+	fi
+	grep -q '^CONFIG_DISKDUMP=y' "$d/.config" && got=y
+	if [ "$got" = "$want" ]; then ok "Kconfig: DISKDUMP=$want in $1"; else bad "Kconfig: DISKDUMP=$got in $1, wanted $want"; fi
+}
+kconfig_case x86_64 x86_64 y
+kconfig_case x86_64-preempt-rt x86_64 n CONFIG_EXPERT=y CONFIG_PREEMPT_RT=y
+kconfig_case arm64 arm64 n
+kconfig_case i386 i386 n
+
 # sparse and W=1: rebuild our objects with checks and look for warnings in our files
 objs="drivers/block/diskdump.o drivers/block/diskdump_mode.o drivers/block/diskdump_testhooks.o
       drivers/scsi/scsi_dump.o drivers/scsi/scsi_dump_test.o drivers/ata/libata-dump.o drivers/nvme/host/pci-dump.o
