@@ -61,7 +61,7 @@ check "example: the partition is formatted again" state_empty
 check "example: the partition is armed" armed
 
 # 2. Options savecore refuses: said first, left out, dump saved, armed.
-for opts in "-F kdump-zstd" "-Z gzip" "--compress=lz4 -F kdump" "-k" "-c" "-n 0" "/dev/sdb1" \
+for opts in "-F kdump-zstd" "-Z gzip" "--compress=lz4 -F kdump" "-c" "-n 0" "/dev/sdb1" \
 	"--frobnicate" "--check-usage" "--check-u" "-v --"; do
 	fresh "$opts"
 	$ctl start >"$work/out" 2>&1
