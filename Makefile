@@ -5,7 +5,10 @@
 BUILD   ?= build
 KSRC    := $(BUILD)/src
 KOBJ    := $(BUILD)/obj
-FRAGS   := configs/qemu-guest.config
+# the test kernel: Debian's configuration (scripts/debian-config.sh) with
+# its modules off, plus the fragment
+KBASE   := $(BUILD)/debian-base.config
+FRAGS   := configs/debian-test.config
 KERNEL  := $(KOBJ)/arch/x86/boot/bzImage
 INITRD  := $(BUILD)/initramfs.cpio.gz
 
@@ -20,7 +23,8 @@ tree: deps
 	@scripts/prepare-tree.sh $(KSRC)
 
 kernel: tree
-	@scripts/build-kernel.sh $(KSRC) $(KOBJ) $(FRAGS)
+	@scripts/debian-config.sh base $(KBASE)
+	@scripts/build-kernel.sh --base $(KBASE) $(KSRC) $(KOBJ) $(FRAGS)
 
 tools:
 	@$(MAKE) -s -C tools/diskdump

@@ -23,10 +23,11 @@ if [ ! -f "$vsrc/Makefile" ]; then
 	rm -rf "$vsrc" && mkdir -p "$vsrc"
 	tar -xf /usr/src/linux-source-6.12.tar.xz -C "$vsrc" --strip-components=1
 fi
-grep -Ev '^CONFIG_(DISKDUMP[A-Z_]*|SCSI_DUMP|ATA_DUMP|NVME_DUMP)=' configs/qemu-guest.config \
+grep -Ev '^CONFIG_(DISKDUMP[A-Z_]*|SCSI_DUMP|ATA_DUMP|NVME_DUMP)=' configs/debian-test.config \
 	>build/vanilla/vanilla.config
+scripts/debian-config.sh base build/vanilla/base.config
 echo "bench: building the unpatched kernel" >&2
-scripts/build-kernel.sh "$vsrc" "$vobj" build/vanilla/vanilla.config
+scripts/build-kernel.sh --base build/vanilla/base.config "$vsrc" "$vobj" build/vanilla/vanilla.config
 echo "bench: building the patched kernel" >&2
 make -s kernel
 

@@ -1,13 +1,20 @@
 #!/bin/bash
 # Configure and build the patched kernel out of tree.
 #
-#   scripts/build-kernel.sh SRCDIR OBJDIR FRAGMENT...
+#   scripts/build-kernel.sh [--base CONFIG] SRCDIR OBJDIR FRAGMENT...
 #
-# The config is tinyconfig plus the fragments; it is regenerated only when a
-# fragment changed, and every option the fragments set must survive
+# The config is CONFIG (the test kernel's: Debian's, from
+# scripts/debian-config.sh), or tinyconfig without --base, plus the
+# fragments; it is regenerated only when the base or a fragment changed,
+# and every option the fragments set must survive
 # olddefconfig, or the build stops (a silently dropped CONFIG_DISKDUMP would
 # make every later test meaningless).
 set -euo pipefail
+base=""
+if [ "${1:-}" = --base ]; then
+	base=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
+	shift 2
+fi
 src=$(cd "${1:?SRCDIR}" && pwd)
 obj=${2:?OBJDIR}
 shift 2
@@ -17,15 +24,30 @@ frags=()
 for f in "$@"; do frags+=("$(cd "$(dirname "$f")" && pwd)/$(basename "$f")"); done
 
 cc="gcc"
-if command -v ccache >/dev/null; then cc="ccache gcc"; fi
+if command -v ccache >/dev/null; then
+	cc="ccache gcc"
+	# a clone in another directory (CI's) hits the same cache: paths
+	# under the repository are hashed as relative ones
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(cd "$src/../.." && pwd)} CCACHE_NOHASHDIR=1
+	# a tree laid anew has every file's ctime new, the patched ones'
+	# mtime too: without this, the direct mode misses them all and the
+	# preprocessor runs for every object
+	export CCACHE_SLOPPINESS=include_file_ctime,include_file_mtime
+	# the test kernel's first build fills about 2 GiB
+	ccache -M 8G >/dev/null 2>&1 || true
+fi
 jobs=$(nproc)
 kmake() { make -s -C "$src" O="$obj" CC="$cc" HOSTCC="$cc" -j"$jobs" "$@"; }
 
 series=()
 [ -f "$src/.diskdump-series" ] && series=("$src/.diskdump-series")
-want=$(cat "${frags[@]}" "${series[@]}" | sha256sum | cut -d' ' -f1)
+want=$(cat "${frags[@]}" "${series[@]}" ${base:+"$base"} | sha256sum | cut -d' ' -f1)
 if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want" ]; then
-	kmake tinyconfig >/dev/null
+	if [ -n "$base" ]; then
+		cp "$base" "$obj/.config"
+	else
+		kmake tinyconfig >/dev/null
+	fi
 	(cd "$obj" && "$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" >/dev/null)
 	kmake olddefconfig >/dev/null
 	bad=0

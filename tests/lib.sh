@@ -53,6 +53,19 @@ console_tail() {
 	tail -3 "$1" | tr -d '\r' | sed 's/^/  - console: /'
 }
 
+# What the kernel prints when something is wrong that a scenario did not
+# ask for: a WARNING or BUG, an oops, a lockdep report, sleeping in atomic
+# context, a hung task or an RCU stall, UBSAN or KFENCE.  SPLATS_OK, a
+# regular expression, names the lines a scenario provokes on purpose.
+SPLATS='WARNING: CPU: [0-9]+ PID|BUG: |kernel BUG at|Oops: |general protection fault|WARNING: possible|INFO: possible|inconsistent lock state|sleeping function called from invalid context|INFO: task .* blocked for more than|rcu: INFO: .* detected stalls|UBSAN: |BUG: KFENCE|list_(add|del) corruption|Kernel stack is corrupted'
+
+# check_splats LOG: no kernel report in LOG but those SPLATS_OK names.
+check_splats() {
+	local found
+	found=$(grep -aE "$SPLATS" "$1" | tr -d '\r' | grep -avE "${SPLATS_OK:-^\$}" | head -3) || true
+	[ -z "$found" ] || { echo "$found" | sed 's/^/  - unexpected: /'; fail "the kernel reported what the scenario did not ask for (SPLATS_OK)"; }
+}
+
 # boot_qemu LOG APPEND [qemu args]: boot $KERNEL under TCG with the serial
 # console in LOG until the guest powers off; QEMU_SECONDS says how long.
 # APPEND follows the console and panic options every scenario uses.
@@ -68,6 +81,7 @@ boot_qemu() {
 		"$@" || rc=$?
 	QEMU_SECONDS=$((SECONDS - start))
 	[ $rc -eq 0 ] || { console_tail "$log"; fail "qemu exit $rc after ${QEMU_SECONDS}s (124 = timeout)"; }
+	check_splats "$log"
 	# the dump drivers are modules: a guest that did not load one tests less
 	if grep -q "load-modules: " "$log"; then
 		grep "load-modules: " "$log" >&2
@@ -263,7 +277,10 @@ hotadd_run() {
 	python3 tests/qmp-when.py "$WORK/serial.log" "GUEST: armed; plug the memory" \
 		"$WORK/qmp.sock" "$plug" >"$WORK/qmp.txt" 2>&1 &
 	qmp_pid=$!
-	MEM="256M,slots=2,maxmem=1G" run_qemu "$WORK/serial.log" "$1" \
+	# memhp_default_state=offline: the hook onlines the DIMM itself, as
+	# movable, so that the pattern lands in it (Debian's kernel would
+	# online it at once, in a zone of the kernel's choosing)
+	MEM="256M,slots=2,maxmem=1G" run_qemu "$WORK/serial.log" "memhp_default_state=offline $1" \
 		$(scsi_disk "$WORK/dump.img") -qmp "unix:$WORK/qmp.sock,server=on,wait=off"
 	wait $qmp_pid || { cat "$WORK/qmp.txt"; fail "the DIMM was not plugged"; }
 	note "qemu ran ${QEMU_SECONDS}s for both boots"
@@ -665,8 +682,8 @@ check_readers() {
 	grep -Eq "PANIC: \"Kernel panic - not syncing: $panic" "$c" || { head -40 "$c"; fail "crash: sys does not name the panic"; }
 	grep -Eq "^PID: +[0-9]+ +TASK: [0-9a-f]+ +CPU: [0-9]+ +COMMAND: \"$task\"" "$c" ||
 		{ head -40 "$c"; fail "crash: no backtrace of the panic task $task"; }
-	grep -Eq '^ #[0-9]+ \[[0-9a-f]+\] start_disk_dump at ' "$c" || { head -40 "$c"; fail "crash: bt does not start in start_disk_dump"; }
-	grep -Eq '^ #[0-9]+ \[[0-9a-f]+\] vpanic at ' "$c" || { head -40 "$c"; fail "crash: bt does not go through vpanic"; }
+	grep -Eq '^ ?#[0-9]+ \[[0-9a-f]+\] start_disk_dump at ' "$c" || { head -40 "$c"; fail "crash: bt does not start in start_disk_dump"; }
+	grep -Eq '^ ?#[0-9]+ \[[0-9a-f]+\] vpanic at ' "$c" || { head -40 "$c"; fail "crash: bt does not go through vpanic"; }
 	[ -z "$trigger" ] || grep -Eq "^ #[0-9]+ \[[0-9a-f]+\] ($trigger) at " "$c" ||
 		{ head -40 "$c"; fail "crash: bt does not reach $trigger"; }
 	local ncpu
@@ -699,12 +716,12 @@ check_readers() {
 		{ cat "$out/mdf31.txt"; fail "makedumpfile 1.7.6 -d 31 could not re-filter the dump"; }
 	[ "$(head -c 8 "$out/d31")" = "KDUMP   " ] || fail "makedumpfile -d 31 wrote no kdump-compressed file"
 	if [ "$(head -c 4 "$vmcore" | od -An -c | tr -d ' ')" != 177ELF ]; then
-		note "crash 8.0.6: bt $(grep -Ec '^ #[0-9]+ ' "$c") frames over $ncpu CPUs, ps $ntasks tasks, log with the panic; drgn: $dt tasks, panic in printk; makedumpfile 1.7.6 dmesg + -d 31 (gdb reads ELF only)"
+		note "crash 8.0.6: bt $(grep -Ec '^ ?#[0-9]+ ' "$c") frames over $ncpu CPUs, ps $ntasks tasks, log with the panic; drgn: $dt tasks, panic in printk; makedumpfile 1.7.6 dmesg + -d 31 (gdb reads ELF only)"
 		return 0
 	fi
 	timeout 300 scripts/trixie-tools.sh run "$top" gdb -nx -batch -ex "symbol-file -o ${KERNEL_OFFSET:-0} $VMLINUX" \
 		-ex "core-file $vmcore" -ex 'thread apply all bt' >"$out/gdb.txt" 2>&1 || true
 	grep -q ' start_disk_dump ' "$out/gdb.txt" || { cat "$out/gdb.txt"; fail "gdb 16: no backtrace through start_disk_dump"; }
 	[ -z "$trigger" ] || grep -Eq " ($trigger) " "$out/gdb.txt" || { cat "$out/gdb.txt"; fail "gdb 16: the backtrace does not reach $trigger"; }
-	note "crash 8.0.6: bt $(grep -Ec '^ #[0-9]+ ' "$c") frames over $ncpu CPUs, ps $ntasks tasks, log with the panic; drgn: $dt tasks, $(sed -n 's/^drgn stacks: \([0-9]*\).*/\1/p' "$d") stacks, panic in printk; makedumpfile 1.7.6 dmesg + -d 31 ($(($(stat -c %s "$out/d31") >> 10)) KiB); gdb 16 $(grep -c '^#' "$out/gdb.txt") frames"
+	note "crash 8.0.6: bt $(grep -Ec '^ ?#[0-9]+ ' "$c") frames over $ncpu CPUs, ps $ntasks tasks, log with the panic; drgn: $dt tasks, $(sed -n 's/^drgn stacks: \([0-9]*\).*/\1/p' "$d") stacks, panic in printk; makedumpfile 1.7.6 dmesg + -d 31 ($(($(stat -c %s "$out/d31") >> 10)) KiB); gdb 16 $(grep -c '^#' "$out/gdb.txt") frames"
 }

@@ -38,7 +38,7 @@ summary() {
 	c=$WORK/$name.crash d=$WORK/$name.drgn
 	{
 		echo "crash task: $(grep -Eo '^PID: .* COMMAND: "[^"]*"' "$c" | head -n1 | grep -Eo 'COMMAND: .*')"
-		echo "crash bt: $(sed -n '/^PID: /,/^==== ps/p' "$c" | grep -Eo '^ #[0-9]+ \[[0-9a-f]+\] [A-Za-z0-9_.]+' |
+		echo "crash bt: $(sed -n '/^PID: /,/^==== ps/p' "$c" | grep -Eo '^ ?#[0-9]+ \[[0-9a-f]+\] [A-Za-z0-9_.]+' |
 			awk '{print $3}' | sed -n '/^vpanic$/,$p' | tr '\n' ' ')"
 		echo "crash tasks less pool workers: $(sed -n '/^==== ps/,$p' "$c" |
 			grep -E '^[ >] +[0-9]+ +[0-9]+ +[0-9]+ +[0-9a-f]{16} ' | grep -Evc '\[kworker/u?[0-9]+:[0-9]+H?\]$')"

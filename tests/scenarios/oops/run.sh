@@ -4,6 +4,7 @@
 # kills the panicking task with the other CPUs halted and the guest hangs
 # until the QEMU timeout.  It must panic again, reboot, and savecore must
 # save what got written.
+SPLATS_OK='BUG: kernel NULL pointer dereference|Oops: '
 QEMU_TIMEOUT=${QEMU_TIMEOUT_OOPS:-240}
 dump_scenario "ddtest=oops"
 log=$WORK/serial.log
