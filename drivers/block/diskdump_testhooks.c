@@ -7,6 +7,11 @@
  *   bug      BUG() here, in process context
  *   bhpanic  panic holding a _bh lock that a tasklet of other code,
  *            queued just before, takes
+ *   warn     WARN() here (a panic with panic_on_warn=1)
+ *   lockup   spin with preemption off for 60 s (a soft lockup, and a
+ *            panic with softlockup_panic=1)
+ *   hang     sleep uninterruptibly for 600 s (a hung task, and a panic
+ *            with hung_task_panic=1)
  *   irq      panic 10 ms later, from a hard interrupt (an hrtimer)
  *   corrupt  flip a byte that the panic-time self check covers
  *   corruptmod [MODULE]  flip a byte of an armed dump driver module's
@@ -40,9 +45,11 @@
 #include <linux/hrtimer.h>
 #include <linux/init.h>
 #include <linux/interrupt.h>
+#include <linux/jiffies.h>
 #include <linux/kernel.h>
-#include <linux/spinlock.h>
 #include <linux/memory.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #ifdef CONFIG_X86
@@ -125,6 +132,32 @@ static void dd_test_bh_panic(void)
 	panic("diskdump test: panic holding a _bh lock that a queued tasklet takes");
 }
 
+/* What production machines panic of: the kernel's own detectors. */
+static int dd_test_detector(const char *cmd)
+{
+	unsigned long end;
+
+	if (!strcmp(cmd, "warn")) {
+		WARN(1, "diskdump test: a warning\n");
+		return 0;
+	}
+	if (!strcmp(cmd, "lockup")) {
+		pr_warn("test: spinning with preemption off\n");
+		end = jiffies + 60 * HZ;
+		preempt_disable();
+		while (time_before(jiffies, end))
+			cpu_relax();
+		preempt_enable();
+		return -ETIMEDOUT;
+	}
+	if (!strcmp(cmd, "hang")) {
+		pr_warn("test: sleeping uninterruptibly\n");
+		schedule_timeout_uninterruptible(600 * HZ);
+		return -ETIMEDOUT;
+	}
+	return -EINVAL;
+}
+
 static enum hrtimer_restart dd_test_irq_panic(struct hrtimer *timer)
 {
 	panic("diskdump test: panic in hard interrupt context");
@@ -204,6 +237,8 @@ static int dd_test_command(const char *cmd)
 		BUG();
 	if (!strcmp(cmd, "bhpanic"))
 		dd_test_bh_panic();
+	if (!strcmp(cmd, "warn") || !strcmp(cmd, "lockup") || !strcmp(cmd, "hang"))
+		return dd_test_detector(cmd);
 	if (!strcmp(cmd, "irq")) {
 		hrtimer_start(&dd_test_irq_timer, ms_to_ktime(10),
 			      HRTIMER_MODE_REL_HARD);
