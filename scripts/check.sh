@@ -21,10 +21,11 @@ count() { # FILE PREFIX: add the "PREFIX: N passed, N failed" of FILE
 }
 passed=0 failed=0
 
-# The kernel tree, its objects, the readers' chroot and one scenario's
-# images at a time take about 5 GiB; say so at once rather than fail
-# half-way through with "No space left on device".
-need=6
+# The kernel tree, its objects (2.7 GiB with Debian's configuration), the
+# readers' chroot and one scenario's images at a time take about 8 GiB;
+# say so at once rather than fail half-way through with "No space left on
+# device".
+need=10
 free=$(df --output=avail -BG build | tail -1 | tr -dc 0-9)
 if [ "$free" -lt "$need" ] && [ ! -d build/obj ]; then
 	echo "check: $free GiB free where build/ lives; make check needs about $need GiB"
