@@ -1795,6 +1795,13 @@ static int test_rotation_removes_only_its_own(void)
 	write_file(p, "someone else's notes\n");
 	snprintf(p, sizeof(p), "%s/theirs-20000101-000002/vmcore", dir);
 	write_file(p, "precious");
+	/* another host's dump, saved by its savecore into a shared DIR */
+	snprintf(p, sizeof(p), "%s/otherhost-19700101-000001", dir);
+	CHECK(!mkdir(p, 0700));
+	snprintf(p, sizeof(p), "%s/otherhost-19700101-000001/info", dir);
+	write_file(p, "device: /dev/sdq1\n");
+	snprintf(p, sizeof(p), "%s/otherhost-19700101-000001/vmcore", dir);
+	write_file(p, "precious");
 	CHECK(save_at(&im, 1000, save) == DD_EXIT_OK);
 	snprintf(p, sizeof(p), "%s/unit-19700101-001640/notes.txt", dir);
 	write_file(p, "mine");
@@ -1808,6 +1815,8 @@ static int test_rotation_removes_only_its_own(void)
 	CHECK(exists(dir, "noinfo-20000101-000001/vmcore"));
 	CHECK(exists(dir, "theirs-20000101-000002/info"));
 	CHECK(exists(dir, "theirs-20000101-000002/vmcore"));
+	CHECK(exists(dir, "otherhost-19700101-000001/info"));
+	CHECK(exists(dir, "otherhost-19700101-000001/vmcore"));
 	/* savecore's files of the oldest dump went, the stranger's stayed */
 	CHECK(exists(dir, "unit-19700101-001640/notes.txt"));
 	CHECK(!exists(dir, "unit-19700101-001640/vmcore"));
@@ -1917,6 +1926,64 @@ static int test_rotation_makes_room_first(void)
 	ret = fill_and_rotate(&im, mnt);
 	CHECK(!umount(mnt));
 	return ret;
+}
+
+/* A dump of 20200 pages, all but 64 of them zeroes: 83 MB raw, little compressed. */
+static void make_sparse_dump(struct img *im)
+{
+	char zero[BS] = { 0 };
+	int fd;
+
+	make_dump(im);
+	fd = open(im->path, O_RDWR);
+	for (uint64_t r = 64; r < im->written; r++)
+		put(fd, im->h.data_block + r, zero, BS);
+	close(fd);
+}
+
+/*
+ * -F kdump into a DIR with less room than every page raw (the worst case)
+ * but plenty for the compressed file: saved three times over, and with -n 5
+ * no older dump goes to make room for what the save never needs (it used
+ * to exit 5 at once, leaving the partition unarmed).  Then a dump that does
+ * not fit even compressed, with -n 1: exit 5 part way, no half file, no
+ * older dump removed, the dump still on the partition.
+ */
+static int test_kdump_needs_only_what_it_writes(void)
+{
+	char mnt[300], cmd[400];
+	char *save[] = { "./savecore", "-q", "-F", "kdump", "-n", "5", NULL, mnt, NULL };
+	char *save1[] = { "./savecore", "-q", "-F", "kdump", "-Z", "none", "-n", "1", NULL, mnt, NULL };
+	char *check[] = { "./savecore", "-c", "-q", NULL, NULL };
+	struct img im;
+	int ret = 0;
+
+	img_init(&im, "kbig", 20400);
+	im.max_pfn = 20300;
+	im.ram_hi = 20216;
+	im.written = im.ram_hi - im.ram_lo;
+	save[6] = im.path;
+	snprintf(mnt, sizeof(mnt), "%s/kroom", tmpdir);
+	CHECK(!mkdir(mnt, 0700));
+	CHECK(!mount("tmpfs", mnt, "tmpfs", 0, "size=24m"));
+	for (int i = 0; i < 3 && !ret; i++) {
+		make_sparse_dump(&im);
+		if (run(save) != DD_EXIT_OK)
+			ret = -1;
+	}
+	if (!ret && count_dumps(mnt) != 3)
+		ret = -1;
+	save1[8] = check[3] = im.path;
+	make_dump(&im);		/* 20200 pages of pattern, uncompressed: 83 MB */
+	if (!ret && (run(save1) != DD_EXIT_NOSPACE || count_dumps(mnt) != 3 ||
+		     run(check) != DD_EXIT_OK))
+		ret = -1;
+	snprintf(cmd, sizeof(cmd), "test -z \"$(find %s -name vmcore.incomplete)\"", mnt);
+	if (!ret && system(cmd))
+		ret = -1;
+	CHECK(!umount(mnt));
+	CHECK(!ret);
+	return 0;
 }
 
 /* savecore -c: the state line and the exit status, for each state. */
@@ -2356,6 +2423,7 @@ int main(int argc, char **argv)
 	RUN(test_rotation_removes_only_its_own);
 	RUN(test_rotation_victims);
 	RUN(test_rotation_makes_room_first);
+	RUN(test_kdump_needs_only_what_it_writes);
 	RUN(test_saved_dump_format_finished);
 	RUN(test_rotation_keeps_the_new_dump);
 	RUN(test_check_states);

@@ -68,9 +68,9 @@ static void print_usage(FILE *f)
 		"  -F, --format FMT    elf (default) or kdump (kdump-compressed, as\n"
 		"                      makedumpfile writes it)\n"
 		"  -Z, --compress ALG  for kdump: zlib (default), lzo, zstd or none\n"
-		"  -n, --keep-dumps N  keep only the newest N dumps in DIR: after saving, and\n"
-		"                      before, if DIR lacks the space (but never one of the\n"
-		"                      newest N-1)\n"
+		"  -n, --keep-dumps N  keep only this host's newest N dumps in DIR: after\n"
+		"                      saving, and before, if DIR lacks the space (but\n"
+		"                      never one of the newest N-1)\n"
 		"  -K, --key FILE      the RSA private key (PEM) of an encrypted dump;\n"
 		"                      without it an encrypted dump is saved as it is\n"
 		"  -f, --force         read a dump whose header checksum is wrong, or an\n"
@@ -157,7 +157,7 @@ static uint64_t free_bytes(const char *dir)
 }
 
 /* DIR exists and has room for @need bytes and -m, rotating if -n allows. */
-static int make_room(const char *dir, uint64_t need)
+static int make_room(const char *dir, const char *host, uint64_t need)
 {
 	uint64_t want = need + opt.min_free, avail;
 
@@ -167,7 +167,7 @@ static int make_room(const char *dir, uint64_t need)
 	}
 	avail = free_bytes(dir);
 	if (avail < want && opt.keep_dumps) {
-		dd_rotate_for_space(dir, opt.keep_dumps, avail, want, opt.quiet);
+		dd_rotate_for_space(dir, opt.keep_dumps, host, avail, want, opt.quiet);
 		avail = free_bytes(dir);
 	}
 	if (avail >= want)
@@ -216,7 +216,14 @@ static int write_info(const char *target, const struct dd_dump *d, const char *d
 	else
 		fprintf(f, "format: elf\n");
 	fprintf(f, "vmcore_bytes: %" PRIu64 "\n", bytes);
-	if (fflush(f) || fsync(fileno(f)) || fclose(f)) {
+	if (fflush(f) || fsync(fileno(f))) {
+		int err = errno;
+
+		fprintf(stderr, "savecore: %s: %s\n", path, strerror(err));
+		fclose(f);
+		return err == ENOSPC ? DD_EXIT_NOSPACE : DD_EXIT_ERROR;
+	}
+	if (fclose(f)) {
 		fprintf(stderr, "savecore: %s: %s\n", path, strerror(errno));
 		return DD_EXIT_ERROR;
 	}
@@ -293,19 +300,30 @@ static int write_stoppable(struct dd_dev *dev, struct dd_dump *d, int fd,
 	return ret;
 }
 
-static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir,
-		     const sigset_t *held)
+/*
+ * What DIR must have free before a save starts.  A kdump-compressed file's
+ * size is known only once written: every page raw is the worst case, and
+ * compressed pages take a fraction of it, so only the rest (headers,
+ * bitmaps, notes) is asked for, and running out of space part way stops
+ * the save cleanly, the dump kept on the partition.
+ */
+static uint64_t room_before(const struct dd_dump *d, uint64_t need)
 {
-	char target[PATH_MAX], tmp[PATH_MAX + 32], final[PATH_MAX + 32];
-	uint64_t need = vmcore_bytes(dev, d);
+	uint64_t pages = d->present * (DISKDUMP_BLOCK_SIZE + 24);
+
+	if (opt.kdump && !d->sealed && need > pages)
+		return need - pages;
+	return need;
+}
+
+/* The dump directory and its files: 0, or the exit status. */
+static int save_into(struct dd_dev *dev, struct dd_dump *d, const char *dir,
+		     const sigset_t *held, uint64_t *need, char *target, size_t len)
+{
+	char tmp[PATH_MAX + 32], final[PATH_MAX + 32];
 	int fd, ret;
 
-	if (!need)
-		return DD_EXIT_CORRUPT;
-	ret = make_room(dir, need);
-	if (ret)
-		return ret;
-	if (make_target_dir(dir, &d->h, target, sizeof(target)))
+	if (make_target_dir(dir, &d->h, target, len))
 		return DD_EXIT_ERROR;
 	snprintf(tmp, sizeof(tmp), "%s/vmcore.incomplete", target);
 	snprintf(final, sizeof(final), "%s/%s", target, d->sealed ? "vmcore.encrypted" : "vmcore");
@@ -316,7 +334,7 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir,
 		return DD_EXIT_ERROR;
 	}
 	catch_stop(tmp, target);
-	ret = write_stoppable(dev, d, fd, final, &need, held);
+	ret = write_stoppable(dev, d, fd, final, need, held);
 	uncatch_stop();
 	close(fd);
 	if (ret) {
@@ -329,9 +347,21 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir,
 		fprintf(stderr, "savecore: rename %s: %s\n", tmp, strerror(errno));
 		return DD_EXIT_ERROR;
 	}
-	ret = write_info(target, d, dev->path, need);
-	if (ret)
+	ret = write_info(target, d, dev->path, *need);
+	if (!ret && opt.kdump && free_bytes(dir) < opt.min_free) {
+		/* only the written file told its size: -m holds all the same */
+		fprintf(stderr, "savecore: %s: the dump leaves less than %" PRIu64 " MB free\n",
+			dir, opt.min_free >> 20);
+		ret = DD_EXIT_NOSPACE;
+	}
+	if (ret) {
+		/* no vmcore without its info: rotation would never remove it */
+		unlink(final);
+		snprintf(tmp, sizeof(tmp), "%s/info", target);
+		unlink(tmp);
+		rmdir(target);
 		return ret;
+	}
 	if (fsync_path(target) || fsync_path(dir)) {
 		fprintf(stderr, "savecore: fsync %s: %s\n", target, strerror(errno));
 		return DD_EXIT_ERROR;
@@ -339,11 +369,35 @@ static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir,
 	info("savecore: saved %s%s dump (%" PRIu64 " of %" PRIu64 " pages) to %s\n",
 	     dd_partial(d) ? "a PARTIAL" : "a complete",
 	     d->sealed ? " encrypted" : "", d->present, (uint64_t)d->h.nr_dump_pages, final);
+	return 0;
+}
+
+static int save_dump(struct dd_dev *dev, struct dd_dump *d, const char *dir,
+		     const sigset_t *held)
+{
+	char target[PATH_MAX], host[DISKDUMP_UTS_LEN + 1];
+	uint64_t need = vmcore_bytes(dev, d);
+	int ret;
+
+	if (!need)
+		return DD_EXIT_CORRUPT;
+	dd_dump_host(&d->h, host, sizeof(host));
+	ret = make_room(dir, host, room_before(d, need));
+	if (ret)
+		return ret;
+	/*
+	 * Out of space part way (a kdump file larger than hoped) stops the
+	 * save cleanly: nothing is removed for room that may not be enough,
+	 * and the dump stays on the partition.
+	 */
+	ret = save_into(dev, d, dir, held, &need, target, sizeof(target));
+	if (ret)
+		return ret;
 	if (d->sealed)
 		info("savecore: decode it where the private key is: %s\n",
 		     "savecore -k -K KEY.pem FILE DIR");
 	if (opt.keep_dumps)
-		dd_rotate(dir, opt.keep_dumps, strrchr(target, '/') + 1, opt.quiet);
+		dd_rotate(dir, opt.keep_dumps, host, strrchr(target, '/') + 1, opt.quiet);
 	return DD_EXIT_OK;
 }
 

@@ -87,15 +87,21 @@ bool dd_is_dump_dir_name(const char *name);
  */
 size_t dd_rotation_victims(const uint64_t *bytes, size_t n, unsigned int keep,
 			   uint64_t avail, uint64_t need);
-/* Remove all but the newest @keep dumps savecore saved in @dir. */
-void dd_rotate(const char *dir, unsigned int keep, const char *just_saved,
-	       bool quiet);
+/* The host part of the dump directory name of @h's dump. */
+void dd_dump_host(const struct diskdump_header *h, char *out, size_t len);
 /*
- * With -n @keep: remove the oldest dumps in @dir, if that makes room for
- * @need bytes where @avail are free (dd_rotation_victims()).
+ * Rotation only ever removes dumps of @host that savecore saved: another
+ * host's, in a DIR they share, are left alone.
  */
-void dd_rotate_for_space(const char *dir, unsigned int keep, uint64_t avail,
-			 uint64_t need, bool quiet);
+/* Remove all but the newest @keep dumps of @host savecore saved in @dir. */
+void dd_rotate(const char *dir, unsigned int keep, const char *host,
+	       const char *just_saved, bool quiet);
+/*
+ * With -n @keep: remove the oldest dumps of @host in @dir, if that makes
+ * room for @need bytes where @avail are free (dd_rotation_victims()).
+ */
+void dd_rotate_for_space(const char *dir, unsigned int keep, const char *host,
+			 uint64_t avail, uint64_t need, bool quiet);
 
 /* crypt.c: encrypted dumps */
 int dd_unseal(struct dd_dev *dev, const struct diskdump_header *h, bool unverified,

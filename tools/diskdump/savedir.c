@@ -83,6 +83,22 @@ bool dd_is_dump_dir_name(const char *name)
 	return true;
 }
 
+/* Is @name the dump directory of a dump from @host? */
+static bool dir_of_host(const char *name, const char *host)
+{
+	size_t len = strlen(name), hlen = strlen(host);
+	const char *dot = strrchr(name, '.');
+
+	if (dot && dot[1] && strlen(dot + 1) <= 2 && all_digits(dot + 1, strlen(dot + 1)))
+		len = (size_t)(dot - name);
+	return len == hlen + STAMP_LEN && !strncmp(name, host, hlen);
+}
+
+void dd_dump_host(const struct diskdump_header *h, char *out, size_t len)
+{
+	host_name(h, out, len);
+}
+
 /* ---- rotation: only what savecore wrote, never through a symlink ---- */
 
 /* A saved dump: a directory of DIR holding savecore's info. */
@@ -150,13 +166,14 @@ static uint64_t saved_bytes(int dfd)
 	return bytes;
 }
 
-static bool is_saved_dump(int dirfd, const char *name, struct saved *s)
+static bool is_saved_dump(int dirfd, const char *name, const char *host,
+			  struct saved *s)
 {
 	struct stat st;
 	bool ours;
 	int dfd;
 
-	if (!dd_is_dump_dir_name(name) ||
+	if (!dd_is_dump_dir_name(name) || !dir_of_host(name, host) ||
 	    fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
 		return false;
 	dfd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -171,8 +188,8 @@ static bool is_saved_dump(int dirfd, const char *name, struct saved *s)
 	return ours;
 }
 
-/* The dumps savecore saved in @dirfd, oldest first: how many, or -1. */
-static int list_saved(int dirfd, struct saved **out, size_t *n)
+/* The dumps of @host savecore saved in @dirfd, oldest first: 0, or -1. */
+static int list_saved(int dirfd, const char *host, struct saved **out, size_t *n)
 {
 	struct saved *list = NULL, *l;
 	size_t cap = 0;
@@ -194,7 +211,7 @@ static int list_saved(int dirfd, struct saved **out, size_t *n)
 			list = l;
 			cap = cap ? 2 * cap : 16;
 		}
-		if (is_saved_dump(dirfd, e->d_name, &list[*n]))
+		if (is_saved_dump(dirfd, e->d_name, host, &list[*n]))
 			(*n)++;
 	}
 	closedir(dp);
@@ -204,12 +221,16 @@ static int list_saved(int dirfd, struct saved **out, size_t *n)
 	return 0;
 }
 
-/* DIR open, and the dumps savecore saved in it, oldest first: its fd, or -1. */
-static int open_saved(const char *dir, struct saved **list, size_t *n)
+/*
+ * DIR open, and the dumps of @host savecore saved in it, oldest first: its
+ * fd, or -1.  Another host's dumps (a DIR shared over NFS) are never
+ * listed, so never removed.
+ */
+static int open_saved(const char *dir, const char *host, struct saved **list, size_t *n)
 {
 	int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-	if (dirfd >= 0 && list_saved(dirfd, list, n)) {
+	if (dirfd >= 0 && list_saved(dirfd, host, list, n)) {
 		close(dirfd);
 		return -1;
 	}
@@ -254,13 +275,13 @@ size_t dd_rotation_victims(const uint64_t *bytes, size_t n, unsigned int keep,
 	return 0;
 }
 
-void dd_rotate(const char *dir, unsigned int keep, const char *just_saved,
-	       bool quiet)
+void dd_rotate(const char *dir, unsigned int keep, const char *host,
+	       const char *just_saved, bool quiet)
 {
 	struct saved *list = NULL;
 	char why[64];
 	size_t n, old = 0;
-	int dirfd = open_saved(dir, &list, &n);
+	int dirfd = open_saved(dir, host, &list, &n);
 
 	if (dirfd < 0)
 		return;
@@ -281,13 +302,13 @@ void dd_rotate(const char *dir, unsigned int keep, const char *just_saved,
 }
 
 /* Before saving: remove the oldest dumps, as -n allows, to make room. */
-void dd_rotate_for_space(const char *dir, unsigned int keep, uint64_t avail,
-			 uint64_t need, bool quiet)
+void dd_rotate_for_space(const char *dir, unsigned int keep, const char *host,
+			 uint64_t avail, uint64_t need, bool quiet)
 {
 	struct saved *list = NULL;
 	uint64_t *bytes;
 	size_t n, k = 0;
-	int dirfd = open_saved(dir, &list, &n);
+	int dirfd = open_saved(dir, host, &list, &n);
 
 	if (dirfd < 0)
 		return;
