@@ -28,13 +28,13 @@ if command -v ccache >/dev/null; then
 	cc="ccache gcc"
 	# a clone in another directory (CI's) hits the same cache: paths
 	# under the repository are hashed as relative ones
-	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(cd "$src/../.." && pwd)} CCACHE_NOHASHDIR=1
+	export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$(cd "$(dirname "$0")/.." && pwd)} CCACHE_NOHASHDIR=1
 	# a tree laid anew has every file's ctime new, the patched ones'
 	# mtime too: without this, the direct mode misses them all and the
 	# preprocessor runs for every object
-	export CCACHE_SLOPPINESS=include_file_ctime,include_file_mtime
+	export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:+$CCACHE_SLOPPINESS,}include_file_ctime,include_file_mtime
 	# the test kernel's first build fills about 2 GiB
-	ccache -M 8G >/dev/null 2>&1 || true
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 fi
 jobs=$(nproc)
 kmake() { make -s -C "$src" O="$obj" CC="$cc" HOSTCC="$cc" -j"$jobs" "$@"; }
@@ -64,6 +64,12 @@ if [ ! -f "$obj/.config" ] || [ "$(cat "$obj/.fragments" 2>/dev/null)" != "$want
 	done
 	[ "$bad" = 0 ] || { echo "build-kernel: the config fragment did not apply" >&2; exit 1; }
 	echo "$want" >"$obj/.fragments"
+fi
+# Debian's kernel is zstd-compressed, and a missing zstd would leave a
+# bzImage without its kernel that only fails at boot
+if grep -q '^CONFIG_KERNEL_ZSTD=y' "$obj/.config" && ! command -v zstd >/dev/null; then
+	echo "build-kernel: CONFIG_KERNEL_ZSTD needs zstd (apt-get install zstd)" >&2
+	exit 1
 fi
 kmake bzImage
 kmake modules

@@ -91,8 +91,8 @@ diff_config() {
 	lost=$(wc -l <"$cache/lost-other.txt")
 	builtin_d=$(grep -cE '^CONFIG_[A-Za-z0-9_]+=[^m]' "$deb")
 	builtin_t=$(grep -cE '^CONFIG_[A-Za-z0-9_]+=[^m]' "$cfg")
-	mods_d=$(grep -c '=m$' "$deb")
-	mods_t=$(grep -c '=m$' "$cfg")
+	mods_d=$(grep -c '=m$' "$deb" || true)
+	mods_t=$(grep -c '=m$' "$cfg" || true)
 	echo "Other built-in options of Debian that only its modules need: $lost (build/debian-config/lost-other.txt)"
 	echo "Built-in options: Debian $builtin_d, test kernel $builtin_t; modules: Debian $mods_d, test kernel $mods_t"
 }

@@ -59,10 +59,18 @@ console_tail() {
 # regular expression, names the lines a scenario provokes on purpose.
 SPLATS='WARNING: CPU: [0-9]+ PID|BUG: |kernel BUG at|Oops: |general protection fault|WARNING: possible|INFO: possible|inconsistent lock state|sleeping function called from invalid context|INFO: task .* blocked for more than|rcu: INFO: .* detected stalls|UBSAN: |BUG: KFENCE|list_(add|del) corruption|Kernel stack is corrupted'
 
+# QEMU's TCG races with the kernel's live text patching: a CPU can run a
+# stale translation of a static branch site with text_poke_bp()'s int3 in
+# it after the patch is done (seen when "crng init done" flips a static key
+# with two CPUs up, with the tinyconfig kernel too).  That oops is the
+# emulator's, not the kernel's, and is not counted.
+SPLATS_TCG='Oops: int3: 0000 \[#1\]'
+
 # check_splats LOG: no kernel report in LOG but those SPLATS_OK names.
 check_splats() {
 	local found
-	found=$(grep -aE "$SPLATS" "$1" | tr -d '\r' | grep -avE "${SPLATS_OK:-^\$}" | head -3) || true
+	found=$(grep -aE "$SPLATS" "$1" | tr -d '\r' | grep -avE "$SPLATS_TCG" |
+		grep -avE "${SPLATS_OK:-^\$}" | head -3) || true
 	[ -z "$found" ] || { echo "$found" | sed 's/^/  - unexpected: /'; fail "the kernel reported what the scenario did not ask for (SPLATS_OK)"; }
 }
 
@@ -684,7 +692,7 @@ check_readers() {
 		{ head -40 "$c"; fail "crash: no backtrace of the panic task $task"; }
 	grep -Eq '^ ?#[0-9]+ \[[0-9a-f]+\] start_disk_dump at ' "$c" || { head -40 "$c"; fail "crash: bt does not start in start_disk_dump"; }
 	grep -Eq '^ ?#[0-9]+ \[[0-9a-f]+\] vpanic at ' "$c" || { head -40 "$c"; fail "crash: bt does not go through vpanic"; }
-	[ -z "$trigger" ] || grep -Eq "^ #[0-9]+ \[[0-9a-f]+\] ($trigger) at " "$c" ||
+	[ -z "$trigger" ] || grep -Eq "^ ?#[0-9]+ \[[0-9a-f]+\] ($trigger) at " "$c" ||
 		{ head -40 "$c"; fail "crash: bt does not reach $trigger"; }
 	local ncpu
 	ncpu=$(sed -n '/^==== bt -a/,/^==== ps/p' "$c" | { grep -Eo '^PID: .* CPU: [0-9]+' || true; } |
