@@ -260,6 +260,20 @@ dump_scenario() {
 	driver_scenario lsi "$@"
 }
 
+# panic_scenario APPEND SETUP REPORT PANIC: dump_scenario with APPEND for a
+# panic that the kernel itself raises (a detector, panic_on_warn), then:
+# the guest's SETUP line, the kernel's REPORT and "Kernel panic - not
+# syncing: PANIC" are on the console, and the saved dump is complete, its
+# header naming PANIC.  All four are regular expressions.
+panic_scenario() {
+	local log=$WORK/serial.log
+	dump_scenario "$1"
+	expect_log "$log" "GUEST: $2" "the guest did not set the panic up"
+	expect_log "$log" "$3" "the kernel did not report it"
+	expect_log "$log" "Kernel panic - not syncing: $4" "the kernel did not panic"
+	check_saved_dump "$4" 1
+}
+
 # driver_scenario KIND APPEND...: dump_scenario on a disk behind KIND (see
 # disk_on); DUMPDEV, if set, names the dump partition in the guest
 # (the guest's default is /dev/sda1).
