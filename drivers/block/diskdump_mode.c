@@ -257,17 +257,17 @@ __diskdump_text int diskdump_del_timer(struct timer_list *timer, bool shutdown)
 }
 EXPORT_SYMBOL_GPL(diskdump_del_timer);
 
+static __diskdump_text void *dd_tasklet_fn(struct tasklet_struct *t)
+{
+	return t->use_callback ? (void *)t->callback : (void *)t->func;
+}
+
 /*
  * Is @t one of the dump drivers' tasklets?  As for timers: any other code's
  * tasklet may take a lock that the panicking CPU or a stopped one holds,
  * or end in a local_bh_enable() that runs every pending softirq with
  * interrupts on.  None of the dump drivers schedules one today.
  */
-static __diskdump_text void *dd_tasklet_fn(struct tasklet_struct *t)
-{
-	return t->use_callback ? (void *)t->callback : (void *)t->func;
-}
-
 static __diskdump_text bool dd_tasklet_is_dump_code(struct tasklet_struct *t)
 {
 	return dd_is_dump_code((unsigned long)dd_tasklet_fn(t));
