@@ -72,6 +72,60 @@ static void on_sigbus(int sig)
 	sigbus_seen++;
 }
 
+/*
+ * The list is only true while the pages stay where they are: NUMA
+ * balancing and compaction migrate even mlocked pages, the page's old frame
+ * is freed and used again, and the dump would show a wrong page that
+ * diskdump never touched.  Switch both off (where the kernel has them).
+ */
+static void keep_pages_in_place(void)
+{
+	static const char *const knobs[] = {
+		"/proc/sys/kernel/numa_balancing",
+		"/proc/sys/vm/compact_unevictable_allowed",
+	};
+
+	for (size_t i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++)
+		if (access(knobs[i], F_OK) == 0)
+			write_file(knobs[i], "0");
+}
+
+/* The PFN that /proc/self/pagemap (open as PM) gives the page at ADDR. */
+static int pfn_of(int pm, const void *addr, uint64_t *pfn)
+{
+	uint64_t ent;
+	off_t at = (off_t)((uintptr_t)addr / PAGE * 8);
+
+	if (pread(pm, &ent, 8, at) != 8 || !(ent & (1ULL << 63)) ||
+	    !(ent & ((1ULL << 55) - 1)))
+		return -1;
+	*pfn = ent & ((1ULL << 55) - 1);
+	return 0;
+}
+
+/*
+ * Pages that moved since they were listed (migrated by NUMA balancing,
+ * compaction or khugepaged) no longer hold their pattern where the list
+ * says: count them, so that a wrong page in the dump is not blamed on
+ * diskdump.
+ */
+static unsigned long count_moved(int pm, uint64_t *mem, const uint64_t *listed,
+				 unsigned long from, unsigned long pages)
+{
+	unsigned long i, moved = 0;
+	uint64_t pfn;
+
+	for (i = from; i < pages; i++) {
+		if (pfn_of(pm, mem + i * (PAGE / 8), &pfn) || pfn != listed[i]) {
+			if (!moved)
+				printf("ddpattern: page %lu moved from pfn %#llx\n", i,
+				       (unsigned long long)listed[i]);
+			moved++;
+		}
+	}
+	return moved;
+}
+
 /* Each argument is FILE=VALUE: write VALUE to FILE. */
 static int prepare(char **args, int n)
 {
@@ -92,7 +146,7 @@ static int prepare(char **args, int n)
 int main(int argc, char **argv)
 {
 	unsigned long mib, pages, i, npoison;
-	uint64_t *mem;
+	uint64_t *mem, *listed;
 	FILE *list, *poisoned = NULL;
 	int pm;
 
@@ -102,6 +156,7 @@ int main(int argc, char **argv)
 	}
 	mib = strtoul(argv[1], NULL, 0);
 	pages = mib * 256;
+	keep_pages_in_place();
 	mem = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (mem == MAP_FAILED || mlock(mem, pages * PAGE)) {
@@ -110,7 +165,8 @@ int main(int argc, char **argv)
 	}
 	pm = open("/proc/self/pagemap", O_RDONLY);
 	list = fopen(argv[2], "w");
-	if (pm < 0 || !list) {
+	listed = calloc(pages, sizeof(*listed));
+	if (pm < 0 || !list || !listed) {
 		perror("pagemap/list");
 		return 1;
 	}
@@ -127,16 +183,14 @@ int main(int argc, char **argv)
 		}
 	}
 	for (i = 0; i < pages; i++) {
-		uint64_t *page = mem + i * (PAGE / 8), ent, pa;
-		unsigned long vpn = (unsigned long)page / PAGE;
+		uint64_t *page = mem + i * (PAGE / 8), pa;
 
 		page[0] = 1;	/* make sure it is present */
-		if (pread(pm, &ent, 8, (off_t)(vpn * 8)) != 8 ||
-		    !(ent & (1ULL << 63)) || !(ent & ((1ULL << 55) - 1))) {
+		if (pfn_of(pm, page, &listed[i])) {
 			fprintf(stderr, "ddpattern: no PFN for page %lu\n", i);
 			return 1;
 		}
-		pa = (ent & ((1ULL << 55) - 1)) * PAGE;
+		pa = listed[i] * PAGE;
 		for (unsigned long w = 0; w < PAGE / 8; w++)
 			page[w] = DDPATTERN_MAGIC ^ (pa + w * 8);
 		if (i >= npoison) {
@@ -159,6 +213,9 @@ int main(int argc, char **argv)
 	fclose(list);
 	sync();
 	printf("ddpattern: %lu pages filled\n", pages);
+	fflush(stdout);
+	printf("ddpattern: %lu listed pages moved since\n",
+	       count_moved(pm, mem, listed, npoison, pages));
 	fflush(stdout);
 	if (argc > 3) {
 		if (prepare(argv + 4, argc - 4) || trigger(argv[3]))
