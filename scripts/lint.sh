@@ -134,7 +134,7 @@ kconfig_case i386 i386 n
 # sparse and W=1: rebuild our objects with checks and look for warnings in our files
 objs="drivers/block/diskdump.o drivers/block/diskdump_mode.o drivers/block/diskdump_testhooks.o
       drivers/scsi/scsi_dump.o drivers/scsi/scsi_dump_test.o drivers/ata/libata-dump.o drivers/nvme/host/pci-dump.o
-      drivers/scsi/aic7xxx/aic7xxx_dump.o drivers/scsi/aic7xxx/aic79xx_dump.o"
+      drivers/scsi/aic7xxx/aic7xxx_dump.o drivers/scsi/aic7xxx/aic79xx_dump.o drivers/block/virtio_blk_dump.o"
 for o in $objs; do
 	rm -f "$obj/$o"
 	# any warning counts: the output is that of this one object, and a

@@ -412,6 +412,48 @@ iommu_busy() {
 	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
 }
 
+# virtio_busy [DEVICE_OPTS]: a virtio-blk disk with two request queues (vdb;
+# vda is the output disk), vdb1 the dump partition, and the other CPU
+# reading vdb2 (random bytes) with O_DIRECT through the block layer's
+# queue, throttled in boot 1 so that its requests are in flight at the
+# panic; the dump goes through the virtqueue virtio_blk set aside.  Boot 2
+# is a fresh QEMU without the throttle (two_qemus).  DEVICE_OPTS: more
+# virtio-blk-pci options.  With IOMMU set, the disk is behind it too.
+# Then every check.
+virtio_busy() {
+	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt sum2 args dev vdev
+	mk_dump_disk "$WORK/dump.img" 400 300 64
+	head -c 64M /dev/urandom >"$WORK/p2"
+	part_in "$WORK/dump.img" 2 "$WORK/p2"
+	sum2=$(part_sum "$WORK/dump.img" 2)
+	mk_out_disk "$WORK/out.img" 700
+	args="ddtest=busyread ddbusy=/dev/vdb2 ddmib=16 ddtrigger=sysrq dddevs=/dev/vdb1"
+	# a slot after the output disk's, so that the output disk stays vda
+	dev="-device virtio-blk-pci,drive=dd0,addr=0x18,num-queues=2${1:+,$1}"
+	[ -n "${IOMMU:-}" ] && dev="$dev,iommu_platform=on,disable-legacy=on"
+	dev="$dev -drive file=$WORK/dump.img,if=none,format=raw,id=dd0"
+	SMP=2 two_qemus "$args" "$dev,throttling.iops-total=200" "$dev"
+	expect_log "$dm" "virtio_blk virtio[0-9]+: dump queue dump, [0-9]+ entries" "no virtqueue was set aside for dumps"
+	vdev=$(grep -Eo 'virtio_blk virtio[0-9]+: dump queue dump' "$dm" | head -1 | cut -d' ' -f2)
+	expect_log "$dm" "virtio_blk $vdev 1/0/0 default/read/poll queues" "the block layer was given both queues of ${vdev%:}"
+	expect_log "$log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
+	DUMPDEV=/dev/vdb1 check_saved_dump "sysrq triggered crash" 2
+	if [ -n "${IOMMU:-}" ]; then
+		expect_log "$dm" "virtio_blk virtio[0-9]+: dump queue .*, pages copied to a mapped buffer" "the dump queue would hand the IOMMU unmapped pages"
+		check_direct copy
+	else
+		expect_log "$dm" "virtio_blk virtio[0-9]+: dump queue .*, pages written where they are" "the dump queue copies every page"
+		check_direct direct
+		expect_log "$log" "virtio_blk_dump: [0-9]+ writes of pages, up to [2-9] in flight" "never more than one write in flight"
+		note "$(grep -Eo 'virtio_blk_dump: [0-9]+ writes of pages, up to [0-9]+ in flight' "$log" | head -1)"
+	fi
+	[ "$(part_sum "$WORK/dump.img" 2)" = "$sum2" ] || fail "vdb2 changed"
+	note "$(grep -o 'dump queue dump, [0-9]* entries, [0-9]* KiB per request' "$dm" | head -1); vdb2 unchanged"
+	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log")"
+	check_gdb
+	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
+}
+
 # nvme_busy: an NVMe namespace, nvme0n1p1 the dump partition, and the other
 # CPU reading nvme0n1p2 (random bytes) with O_DIRECT on the normal queues,
 # throttled in boot 1 so that its commands are in flight at the panic; the
