@@ -347,6 +347,22 @@ scsi_dump_seg_grows(struct scsi_dump_dev *sdd, struct scatterlist *sg,
 }
 
 /*
+ * The address of page @pfn for the host's device, if it reaches it.  A
+ * DMA device without a mask is one the host never maps through: its
+ * device takes guest-physical addresses (virtio-scsi's dump queue).
+ */
+static __diskdump_text bool
+scsi_dump_page_addr(struct device *dma, unsigned long pfn, dma_addr_t *addr)
+{
+	if (!dma->dma_mask) {
+		*addr = PFN_PHYS(pfn);
+		return true;
+	}
+	*addr = phys_to_dma(dma, PFN_PHYS(pfn));
+	return dma_capable(dma, *addr, PAGE_SIZE, true);
+}
+
+/*
  * Describe as many of the @nr pages @pfns as one command takes with
  * sdd->pages, runs of contiguous pages in one entry.  Returns how many, 0
  * if the HBA cannot reach the first; *@nents is the entries used.
@@ -362,8 +378,7 @@ scsi_dump_map_pages(struct scsi_dump_dev *sdd, const unsigned long *pfns,
 
 	sg_init_table(sdd->pages, min(nr, sdd->max_segs));
 	for (i = 0; i < nr; i++) {
-		addr = phys_to_dma(dma, PFN_PHYS(pfns[i]));
-		if (!dma_capable(dma, addr, PAGE_SIZE, true))
+		if (!scsi_dump_page_addr(dma, pfns[i], &addr))
 			break;
 		if (sg && pfns[i] == pfns[i - 1] + 1 &&
 		    addr == prev + PAGE_SIZE &&
@@ -587,6 +602,13 @@ static void scsi_dump_map_buf(struct scsi_dump_dev *sdd)
 	bool sync;
 
 	if (diskdump_test_fail_premap())
+		return;
+	/*
+	 * A host whose DMA device has no mask does not map commands itself:
+	 * virtio-scsi's virtqueues do its DMA, through the virtio device's
+	 * parent.  Mapping here would only warn.
+	 */
+	if (!dma->dma_mask)
 		return;
 	sdd->buf_dma = dma_map_single(dma, sdd->buf, scsi_dump_buf_size(sdd),
 				      DMA_BIDIRECTIONAL);
