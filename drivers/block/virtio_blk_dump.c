@@ -40,6 +40,8 @@
 #include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/platform_device.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <linux/virtio.h>
@@ -232,6 +234,17 @@ static __diskdump_text void vbd_reap(struct vbd_dev *vbd)
 	}
 }
 
+/*
+ * Nothing more will come back: a request timed out or was not queued, or
+ * the ring found the device broken (and gives no used buffer any more).
+ */
+static __diskdump_text bool vbd_dead(struct vbd_dev *vbd)
+{
+	if (!vbd->broken && virtqueue_is_broken(vbd->vq))
+		vbd->broken = true;
+	return vbd->broken;
+}
+
 /* Wait, with a bound, until at most @max_busy page writes are in flight. */
 static __diskdump_text int
 vbd_wait_slots(struct vbd_dev *vbd, unsigned int max_busy)
@@ -242,6 +255,8 @@ vbd_wait_slots(struct vbd_dev *vbd, unsigned int max_busy)
 		vbd_reap(vbd);
 		if (vbd->busy <= max_busy)
 			return 0;
+		if (vbd_dead(vbd))
+			return -EIO;
 		diskdump_udelay(VBD_POLL_US);
 	}
 	vbd->broken = true;
@@ -273,6 +288,8 @@ vbd_exec(struct vbd_dev *vbd, u32 type, u64 sector, unsigned int nr)
 				 req->status);
 			return -EIO;
 		}
+		if (vbd_dead(vbd))
+			return -EIO;
 		diskdump_udelay(VBD_POLL_US);
 	}
 	vbd->broken = true;
@@ -592,6 +609,12 @@ void virtblk_dump_vq_set(struct virtio_device *vdev,
 			continue;
 		if (!vq) {
 			WRITE_ONCE(vbd->ready, false);
+		} else if (virtqueue_get_vring_size(vq) <
+			   vbd->nr_slots * (vbd->max_blocks + 2)) {
+			dev_warn(&vdev->dev,
+				 "the new dump queue has %u entries, fewer than the %u armed for: crash dumps to this disk are off\n",
+				 virtqueue_get_vring_size(vq),
+				 vbd->nr_slots * (vbd->max_blocks + 2));
 		} else if (virtqueue_dma_dev(vq) != vbd->dma_dev) {
 			dev_warn(&vdev->dev,
 				 "the new dump queue does DMA through another device: crash dumps to this disk are off\n");
@@ -604,12 +627,31 @@ void virtblk_dump_vq_set(struct virtio_device *vdev,
 	mutex_unlock(&vbd_mutex);
 }
 
+/*
+ * A transport whose notification is a register write: PCI or MMIO.  vDPA
+ * (VDUSE) kicks through eventfds and workqueues, and its device is a
+ * process that does not run while the other CPUs are stopped.
+ */
+static bool vbd_transport_ok(struct virtio_device *vdev)
+{
+	struct device *parent = vdev->dev.parent;
+
+	return parent && (dev_is_pci(parent) ||
+			  parent->bus == &platform_bus_type);
+}
+
 static void *vbd_probe(struct gendisk *disk)
 {
 	struct virtio_device *vdev = virtblk_dump_vdev(disk);
 
 	if (!vdev)
 		return NULL;
+	if (!vbd_transport_ok(vdev)) {
+		dev_warn(&vdev->dev,
+			 "%s: not on PCI or MMIO: its notifications cannot be sent at panic\n",
+			 disk->disk_name);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	if (!virtblk_dump_vq(vdev)) {
 		dev_warn(&vdev->dev,
 			 "%s: no virtqueue set aside for dumps: the device offers a single request queue (give it two or more; for QEMU, num-queues=2)\n",
@@ -678,10 +720,12 @@ static int vbd_max_blocks(struct virtio_device *vdev, struct virtqueue *vq,
 	if (ring < 3)
 		return -EOPNOTSUPP;
 	*max_blocks = min(VBD_MAX_BLOCKS, ring - 2);
-	if (!virtio_cread_feature(vdev, VIRTIO_BLK_F_SEG_MAX,
-				  struct virtio_blk_config, seg_max, &seg_max) &&
-	    seg_max)
-		*max_blocks = min(*max_blocks, seg_max);
+	/* one data segment without SEG_MAX, as virtio_blk.c assumes too */
+	if (virtio_cread_feature(vdev, VIRTIO_BLK_F_SEG_MAX,
+				 struct virtio_blk_config, seg_max, &seg_max) ||
+	    !seg_max)
+		seg_max = 1;
+	*max_blocks = min(*max_blocks, seg_max);
 	return 0;
 }
 
@@ -742,16 +786,17 @@ static int vbd_add_device(struct disk_dump_device *dev)
 	mutex_lock(&vbd_mutex);
 	vq = virtblk_dump_vq(vdev);
 	ret = vq ? vbd_setup(vbd, vq, &max_blocks) : -ENODEV;
+	if (!ret)
+		dev_info(&vdev->dev, "dump queue %s, %u entries, %u KiB per request, %s\n",
+			 vq->name, virtqueue_get_vring_size(vq),
+			 max_blocks * DISKDUMP_BLOCK_SIZE / 1024,
+			 vbd->direct ? "pages written where they are" :
+			 "pages copied to a mapped buffer");
 	mutex_unlock(&vbd_mutex);
 	if (ret) {
 		vbd_free_dev(vbd);
 		return ret;
 	}
-	dev_info(&vdev->dev, "dump queue %s, %u entries, %u KiB per request, %s\n",
-		 vq->name, virtqueue_get_vring_size(vq),
-		 max_blocks * DISKDUMP_BLOCK_SIZE / 1024,
-		 vbd->direct ? "pages written where they are" :
-		 "pages copied to a mapped buffer");
 	dev->ops = &vbd_ops;
 	dev->priv = vbd;
 	dev->priv_fixed = offsetof(struct vbd_dev, list);
