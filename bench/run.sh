@@ -29,14 +29,19 @@ run() {
 	debugfs -w -R "write $top/$KERNEL bzImage" "$w/out.img" >/dev/null 2>&1
 	debugfs -w -R "write $out/initrd.gz initrd.gz" "$w/out.img" >/dev/null 2>&1
 	# BENCH_DISK: the dump disk's controller, lsi (lsi53c895a), ahci
-	# (ich9-ahci, SATA) or nvme
+	# (ich9-ahci, SATA), nvme, virtio-blk or virtio-scsi
 	local disk=(-device lsi53c895a,id=scsi0 -device scsi-hd,drive=dd0,bus=scsi0.0)
 	case ${BENCH_DISK:-lsi} in
 	lsi) ;;
 	ahci) disk=(-device ahci,id=ahci0 -device ide-hd,drive=dd0,bus=ahci0.0) ;;
 	nvme) disk=(-device nvme,serial=bench0,drive=dd0)
 		append="$append dddevs=/dev/nvme0n1p1 ddraw=/dev/nvme0n1p2" ;;
-	*) echo "bench: BENCH_DISK=$BENCH_DISK: lsi, ahci or nvme" >&2; return 1 ;;
+	# a slot after the output disk's (vda); two queues, one for the dump
+	virtio-blk) disk=(-device virtio-blk-pci,drive=dd0,addr=0x18,num-queues=2)
+		append="$append dddevs=/dev/vdb1 ddraw=/dev/vdb2" ;;
+	virtio-scsi) disk=(-device virtio-scsi-pci,id=vs0,addr=0x18,num_queues=2
+			-device scsi-hd,drive=dd0,bus=vs0.0) ;;
+	*) echo "bench: BENCH_DISK=$BENCH_DISK: lsi, ahci, nvme, virtio-blk or virtio-scsi" >&2; return 1 ;;
 	esac
 	local reboot=()
 	[ -z "${NOREBOOT:-}" ] || reboot=(-no-reboot)
