@@ -501,13 +501,14 @@ armed_in() {
 	grep -q "^$(basename "$2") " "$1" || { cat "$1" >&2; fail "$2 is not armed in $(basename "$1")"; }
 }
 
-# pattern_stayed LOG: ddpattern, just before the crash, found every listed
-# page still at the PFN it was listed with (else a wrong page in the dump
-# could be the guest's migration, not diskdump).
+# pattern_stayed LIST: ddpattern, just before the crash, found every page
+# of LIST (pattern.txt) still at the PFN it was listed with, as it wrote in
+# LIST.moved (else a wrong page in the dump could be the guest's
+# migration, not diskdump).
 pattern_stayed() {
 	local moved
-	moved=$(grep -aEo 'ddpattern: [0-9]+ listed pages moved since' "$1" | tail -1 | awk '{print $2}')
-	[ -n "$moved" ] || return 0
+	[ -f "$1.moved" ] || fail "ddpattern did not say whether pattern pages moved ($(basename "$1").moved)"
+	moved=$(cat "$1.moved")
 	[ "$moved" = 0 ] || fail "$moved pattern pages moved after they were listed: the pattern check cannot be trusted"
 }
 
@@ -545,7 +546,7 @@ check_saved_dump() {
 	fi
 	[ "$(stat -c %a "$vmcore")" = 600 ] || fail "vmcore mode is not 0600"
 	[ "$(stat -c %a "$(dirname "$vmcore")")" = 700 ] || fail "dump directory mode is not 0700"
-	pattern_stayed "$log"
+	pattern_stayed "$WORK/out/pattern.txt"
 	python3 tests/check-vmcore.py "$vmcore" --pattern "$WORK/out/pattern.txt" --cpus "$cpus" \
 		>"$WORK/check-vmcore.txt" || { cat "$WORK/check-vmcore.txt"; fail "vmcore contents"; }
 	note "$(grep '^pattern:' "$WORK/check-vmcore.txt")"
@@ -586,7 +587,7 @@ check_cut_dump() {
 	saved=$(grep '^saved_pages:' "$info" | cut -d' ' -f2)
 	total=$(grep '^dump_pages:' "$info" | cut -d' ' -f2)
 	[ "$saved" -ge $((total * 7 / 10)) ] && [ "$saved" -lt "$total" ] || fail "$saved of $total pages saved"
-	pattern_stayed "$log"
+	pattern_stayed "$WORK/out/pattern.txt"
 	python3 tests/check-vmcore.py "$(the_vmcore)" --pattern "$WORK/out/pattern.txt" --cpus 1 \
 		--allow-missing --expect-partial --min-match 100 >"$WORK/check.txt" ||
 		{ cat "$WORK/check.txt"; fail "partial vmcore"; }

@@ -12,6 +12,10 @@
  * oops in diskdump's test hook), irq (a panic from a hard interrupt), wait
  * (sleep until something else, an NMI from the host, crashes it) or none.
  *
+ * Just before the crash it counts the listed pages that moved since they
+ * were listed (LISTFILE.moved and the console): their words no longer
+ * match their PFN.
+ *
  * With DDPOISON=N in the environment, the first N pages are filled, then
  * marked hardware-poisoned with madvise(MADV_HWPOISON); their PFNs go to
  * LISTFILE.poisoned instead of LISTFILE.
@@ -126,6 +130,23 @@ static unsigned long count_moved(int pm, uint64_t *mem, const uint64_t *listed,
 	return moved;
 }
 
+/* Write @n to the file LIST@suffix, on disk before the crash. */
+static int write_count(const char *list, const char *suffix, unsigned long n)
+{
+	char name[4096];
+	FILE *f;
+
+	snprintf(name, sizeof(name), "%s%s", list, suffix);
+	f = fopen(name, "w");
+	if (!f || fprintf(f, "%lu\n", n) < 0 || fflush(f) || fsync(fileno(f))) {
+		perror(name);
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	return fclose(f);
+}
+
 /* Each argument is FILE=VALUE: write VALUE to FILE. */
 static int prepare(char **args, int n)
 {
@@ -145,7 +166,7 @@ static int prepare(char **args, int n)
 
 int main(int argc, char **argv)
 {
-	unsigned long mib, pages, i, npoison;
+	unsigned long mib, pages, i, npoison, moved;
 	uint64_t *mem, *listed;
 	FILE *list, *poisoned = NULL;
 	int pm;
@@ -214,9 +235,12 @@ int main(int argc, char **argv)
 	sync();
 	printf("ddpattern: %lu pages filled\n", pages);
 	fflush(stdout);
-	printf("ddpattern: %lu listed pages moved since\n",
-	       count_moved(pm, mem, listed, npoison, pages));
+	moved = count_moved(pm, mem, listed, npoison, pages);
+	printf("ddpattern: %lu listed pages moved since\n", moved);
 	fflush(stdout);
+	/* the console may lose the line to the crash: the file keeps it */
+	if (write_count(argv[2], ".moved", moved))
+		return 1;
 	if (argc > 3) {
 		if (prepare(argv + 4, argc - 4) || trigger(argv[3]))
 			return 1;
