@@ -412,6 +412,35 @@ iommu_busy() {
 	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
 }
 
+# queue_disks: for a dump through a queue of its own with reads of the same
+# disk in flight: dump.img with p1 (300 MiB, the dump's) and p2 (64 MiB of
+# random bytes, SUM2 its sha256), and a 700 MiB output disk.
+queue_disks() {
+	mk_dump_disk "$WORK/dump.img" 400 300 64
+	head -c 64M /dev/urandom >"$WORK/p2"
+	part_in "$WORK/dump.img" 2 "$WORK/p2"
+	SUM2=$(part_sum "$WORK/dump.img" 2)
+	mk_out_disk "$WORK/out.img" 700
+}
+
+# check_queue_pages DEVICE_REGEX DRIVER: how a driver with a dump queue of
+# its own (its log lines start with DEVICE_REGEX in the kernel log, DRIVER
+# on the console) wrote the pages: behind an IOMMU (IOMMU set) every page
+# copied to the buffer mapped at arming; otherwise written where they are,
+# with more than one write in flight.
+check_queue_pages() {
+	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt
+	if [ -n "${IOMMU:-}" ]; then
+		expect_log "$dm" "$1: dump queue .*, pages copied to a mapped buffer" "the dump queue would hand the IOMMU unmapped pages"
+		check_direct copy
+	else
+		expect_log "$dm" "$1: dump queue .*, pages written where they are" "the dump queue copies every page"
+		check_direct direct
+		expect_log "$log" "$2: [0-9]+ writes of pages, up to [2-9] in flight" "never more than one write in flight"
+		note "$(grep -Eo "$2: [0-9]+ writes of pages, up to [0-9]+ in flight" "$log" | head -1)"
+	fi
+}
+
 # virtio_busy [DEVICE_OPTS]: a virtio-blk disk with two request queues (vdb;
 # vda is the output disk), vdb1 the dump partition, and the other CPU
 # reading vdb2 (random bytes) with O_DIRECT through the block layer's
@@ -421,12 +450,8 @@ iommu_busy() {
 # virtio-blk-pci options.  With IOMMU set, the disk is behind it too.
 # Then every check.
 virtio_busy() {
-	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt sum2 args dev vdev
-	mk_dump_disk "$WORK/dump.img" 400 300 64
-	head -c 64M /dev/urandom >"$WORK/p2"
-	part_in "$WORK/dump.img" 2 "$WORK/p2"
-	sum2=$(part_sum "$WORK/dump.img" 2)
-	mk_out_disk "$WORK/out.img" 700
+	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt args dev vdev
+	queue_disks
 	args="ddtest=busyread ddbusy=/dev/vdb2 ddmib=16 ddtrigger=sysrq dddevs=/dev/vdb1"
 	# a slot after the output disk's, so that the output disk stays vda
 	dev="-device virtio-blk-pci,drive=dd0,addr=0x18,num-queues=2${1:+,$1}"
@@ -438,16 +463,8 @@ virtio_busy() {
 	expect_log "$dm" "virtio_blk $vdev 1/0/0 default/read/poll queues" "the block layer was given both queues of ${vdev%:}"
 	expect_log "$log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
 	DUMPDEV=/dev/vdb1 check_saved_dump "sysrq triggered crash" 2
-	if [ -n "${IOMMU:-}" ]; then
-		expect_log "$dm" "virtio_blk virtio[0-9]+: dump queue .*, pages copied to a mapped buffer" "the dump queue would hand the IOMMU unmapped pages"
-		check_direct copy
-	else
-		expect_log "$dm" "virtio_blk virtio[0-9]+: dump queue .*, pages written where they are" "the dump queue copies every page"
-		check_direct direct
-		expect_log "$log" "virtio_blk_dump: [0-9]+ writes of pages, up to [2-9] in flight" "never more than one write in flight"
-		note "$(grep -Eo 'virtio_blk_dump: [0-9]+ writes of pages, up to [0-9]+ in flight' "$log" | head -1)"
-	fi
-	[ "$(part_sum "$WORK/dump.img" 2)" = "$sum2" ] || fail "vdb2 changed"
+	check_queue_pages "virtio_blk virtio[0-9]+" virtio_blk_dump
+	[ "$(part_sum "$WORK/dump.img" 2)" = "$SUM2" ] || fail "vdb2 changed"
 	note "$(grep -o 'dump queue dump, [0-9]* entries, [0-9]* KiB per request' "$dm" | head -1); vdb2 unchanged"
 	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log")"
 	check_gdb
@@ -460,12 +477,8 @@ virtio_busy() {
 # dump goes through the queue pair nvme-pci set aside.  Boot 1 ends in QEMU
 # and boot 2 is a fresh QEMU (two_qemus).  Then every check.
 nvme_busy() {
-	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt sum2 args dev
-	mk_dump_disk "$WORK/dump.img" 400 300 64
-	head -c 64M /dev/urandom >"$WORK/p2"
-	part_in "$WORK/dump.img" 2 "$WORK/p2"
-	sum2=$(part_sum "$WORK/dump.img" 2)
-	mk_out_disk "$WORK/out.img" 700
+	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt args dev
+	queue_disks
 	args="ddtest=busyread ddbusy=/dev/nvme0n1p2 ddmib=16 ddtrigger=sysrq dddevs=/dev/nvme0n1p1"
 	dev="-device nvme,serial=diskdump0,drive=dd0 -drive file=$WORK/dump.img,if=none,format=raw,id=dd0"
 	SMP=2 two_qemus "$args" "$dev,throttling.iops-total=200" "$dev"
@@ -473,17 +486,8 @@ nvme_busy() {
 	expect_log "$log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
 	expect_log "$log" "trying partition 259:" "the NVMe partition was not tried"
 	DUMPDEV=/dev/nvme0n1p1 check_saved_dump "sysrq triggered crash" 2
-	# behind an IOMMU the pages are copied to the buffer mapped at arming
-	if [ -n "${IOMMU:-}" ]; then
-		expect_log "$dm" "nvme nvme0: dump queue .*, pages copied to a mapped buffer" "the dump queue would hand the IOMMU unmapped pages"
-		check_direct copy
-	else
-		expect_log "$dm" "nvme nvme0: dump queue .*, pages written where they are" "the dump queue copies every page"
-		check_direct direct
-		expect_log "$log" "nvme_dump: [0-9]+ writes of pages, up to [2-9] in flight" "never more than one write in flight"
-		note "$(grep -Eo 'nvme_dump: [0-9]+ writes of pages, up to [0-9]+ in flight' "$log" | head -1)"
-	fi
-	[ "$(part_sum "$WORK/dump.img" 2)" = "$sum2" ] || fail "nvme0n1p2 changed"
+	check_queue_pages "nvme nvme0" nvme_dump
+	[ "$(part_sum "$WORK/dump.img" 2)" = "$SUM2" ] || fail "nvme0n1p2 changed"
 	note "$(grep -o 'dump queue [0-9]*, [0-9]* entries, [0-9]* KiB per command' "$dm" | head -1); p2 unchanged"
 	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log")"
 	check_gdb
