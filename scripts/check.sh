@@ -33,11 +33,11 @@ if [ "$free" -lt "$need" ] && [ ! -d build/obj ]; then
 	exit 1
 fi
 
-# The readers' chroot and the Debian 12 root are mostly download and unpack:
-# make them while the kernel builds.
+# The readers' chroot and the Debian 12 and 13 roots are mostly download
+# and unpack: make them while the kernel builds.
 scripts/trixie-tools.sh >"$log/readers.txt" 2>&1 &
 readers=$!
-scripts/debian-root.sh >"$log/debian-root.txt" 2>&1 &
+{ scripts/debian-root.sh && DEBIAN_SUITE=trixie scripts/debian-root.sh; } >"$log/debian-root.txt" 2>&1 &
 debian_root=$!
 
 step "kernel"

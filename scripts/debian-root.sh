@@ -1,8 +1,9 @@
 #!/bin/bash
-# A Debian 12 root file system with systemd and udev, for the packages'
-# tests (and the Debian guest): debootstrap, minbase, cached in
-# build/bookworm.  It also holds the libraries diskdump-tools depends on,
-# so that dpkg alone installs the package, as on a machine that has them.
+# A Debian root file system with systemd and udev, for the packages' tests
+# (and the Debian guests): debootstrap, minbase, cached in build/SUITE.
+# SUITE is $DEBIAN_SUITE: bookworm (Debian 12, the default) or trixie
+# (Debian 13).  It also holds the libraries diskdump-tools depends on, so
+# that dpkg alone installs the package, as on a machine that has them.
 #
 #   scripts/debian-root.sh                 make the root if it is missing
 #   scripts/debian-root.sh copy DIR        a fresh copy of it in DIR
@@ -10,8 +11,15 @@
 #                                          /proc, /sys and /dev mounted
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-root=$top/build/bookworm
-pkgs=systemd-sysv,udev,kmod,e2fsprogs,fdisk,procps,liblzo2-2,libssl3,libblkid1,libzstd1,zlib1g
+suite=${DEBIAN_SUITE:-bookworm}
+root=$top/build/$suite
+pkgs=systemd-sysv,udev,kmod,e2fsprogs,fdisk,procps,liblzo2-2,libblkid1,libzstd1,zlib1g
+case $suite in
+# Debian 13's libssl3t64 provides libssl3, which the package depends on
+bookworm) pkgs=$pkgs,libssl3 ;;
+trixie) pkgs=$pkgs,libssl3t64 ;;
+*) echo "debian-root: DEBIAN_SUITE=$suite: bookworm or trixie" >&2; exit 1 ;;
+esac
 
 # shellcheck source=scripts/debootstrap-once.sh
 . "$top/scripts/debootstrap-once.sh"
@@ -19,7 +27,7 @@ pkgs=systemd-sysv,udev,kmod,e2fsprogs,fdisk,procps,liblzo2-2,libssl3,libblkid1,l
 die() { echo "debian-root: $*" >&2; exit 1; }
 
 make_root() {
-	debootstrap_once "$root" bookworm "$pkgs" lib/systemd/systemd usr/bin/dpkg
+	debootstrap_once "$root" "$suite" "$pkgs" lib/systemd/systemd usr/bin/dpkg
 }
 
 case "${1:-}" in

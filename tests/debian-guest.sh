@@ -1,8 +1,10 @@
-# The Debian 12 guest of the debian scenarios.  Sourced after tests/lib.sh.
+# The Debian guests of the debian scenarios.  Sourced after tests/lib.sh.
+# DEBIAN_SUITE, set before: bookworm (Debian 12, the default) or trixie
+# (Debian 13).
 #
-# build/bookworm (scripts/debian-root.sh: debootstrap with systemd and
-# udev) with the kernel and diskdump-tools packages of build/debs installed
-# by dpkg is cached in build/debian-guest.  Each scenario copies it, adds
+# build/SUITE (scripts/debian-root.sh: debootstrap with systemd and udev)
+# with the kernel and diskdump-tools packages of build/debs installed by
+# dpkg is cached in build/debian-guest-SUITE.  Each scenario copies it, adds
 # its steps (tests/scenarios/NAME/bootN; from tests/guest/debian,
 # ddtest.service runs /usr/local/sbin/ddtest, which runs the step for the
 # boot) and makes an ext4 image of it with
@@ -13,7 +15,9 @@
 # and the dump disk, whose MBR has the disk id dd0dd0dd: its first
 # partition is PARTUUID=dd0dd0dd-01.
 
-DEBIAN_GUEST=$PWD/build/debian-guest
+DEBIAN_SUITE=${DEBIAN_SUITE:-bookworm}
+export DEBIAN_SUITE
+DEBIAN_GUEST=$PWD/build/debian-guest-$DEBIAN_SUITE
 DEBIAN_PARTUUID=dd0dd0dd-01
 
 # debian_deb GLOB: the package in build/debs, not the -dbg one, or nothing.
@@ -44,7 +48,7 @@ debian_debs() {
 		{ tail -30 "$WORK/debs.log"; fail "the Debian packages do not build"; }
 }
 
-# debian_guest_root: build/debian-guest is build/bookworm with today's
+# debian_guest_root: build/debian-guest-SUITE is build/SUITE with today's
 # packages installed.  Under a lock: the debian scenarios run side by side.
 debian_guest_root() {
 	local stamp kdeb tdeb
@@ -58,7 +62,7 @@ debian_guest_root() {
 	if [ "$(cat "$DEBIAN_GUEST.stamp" 2>/dev/null)" != "$stamp" ]; then
 		rm -f "$DEBIAN_GUEST.stamp"
 		scripts/debian-root.sh copy "$DEBIAN_GUEST" >"$WORK/debian-root.log" 2>&1 ||
-			{ cat "$WORK/debian-root.log"; fail "no Debian 12 root"; }
+			{ cat "$WORK/debian-root.log"; fail "no Debian $DEBIAN_SUITE root"; }
 		cp "$kdeb" "$tdeb" "$DEBIAN_GUEST/tmp/"
 		scripts/debian-root.sh run "$DEBIAN_GUEST" sh -c 'dpkg -i /tmp/*.deb && rm /tmp/*.deb' \
 			>"$WORK/dpkg.log" 2>&1 || { cat "$WORK/dpkg.log"; fail "dpkg -i of the packages failed"; }
@@ -144,4 +148,64 @@ unit_time() {
 	v=$(sed -n "s/^$2=//p" "$1")
 	[ -n "$v" ] && [ "$v" -gt 0 ] || fail "$(basename "$1"): no $2"
 	echo "$v"
+}
+
+# debian_end_to_end NAME CPUS DISK_ARGS...: the debian scenarios' steps
+# (tests/scenarios/debian/bootN) on a guest with CPUS CPUs and the dump
+# disk given by DISK_ARGS, which the guest names NAME (sda, vdc...).  Boot
+# 1: diskdump.service is enabled by the package and arms nothing; the
+# partition is formatted and added by its /dev/disk/by-partuuid name;
+# memory is filled with the pattern; sysrq c.  Boot 2: diskdump.service
+# saves the dump to /var/crash before sysinit.target, after /var/crash is
+# mounted, and arms the partition again; the journal says both.  Then the
+# saved dump's pattern pages.
+debian_end_to_end() {
+	local name=$1 cpus=$2 log=$WORK/serial.log j vmcore
+	local mounted coldplug began ended sysinit
+	shift 2
+	debian_image debian
+	debian_dump_disk "$WORK/dump.img"
+	SMP=$cpus debian_boot "$log" "$@"
+	note "qemu ran ${QEMU_SECONDS}s for both boots"
+	debian_results
+	[ "$(cat "$DD/boots" 2>/dev/null)" = 2 ] || { tail -30 "$log"; fail "the guest booted $(cat "$DD/boots" 2>/dev/null || echo 0) times, not 2"; }
+	expect_log "$log" "Kernel panic - not syncing: sysrq triggered crash" "the guest did not panic"
+	expect_log "$log" "diskdump: dump complete: [0-9]+ pages" "the dump did not complete"
+
+	# boot 1: as the package left it, then armed through diskdumpctl
+	expect_line "$DD/enabled.txt" enabled "diskdump.service is not enabled"
+	unit_is "$DD/unit-boot1.txt" Result success
+	expect_line "$DD/add.txt" "diskdump: /dev/disk/by-partuuid/$DEBIAN_PARTUUID armed" "diskdumpctl add"
+	expect_line "$DD/default.txt" "DISKDUMP_DEVICES=\"/dev/disk/by-partuuid/$DEBIAN_PARTUUID\"" "/etc/default/diskdump"
+	grep -q "^${name}1 " "$DD/proc-boot1.txt" || { cat "$DD/proc-boot1.txt"; fail "${name}1 was not armed at boot 1"; }
+
+	# boot 2: saved, then armed again, by the unit
+	j=$DD/journal-boot2.txt
+	expect_log "$j" "savecore: saved a complete dump" "the journal has no save"
+	expect_line "$j" "diskdump: /dev/disk/by-partuuid/$DEBIAN_PARTUUID armed" "the journal has no re-arm"
+	unit_is "$DD/unit-boot2.txt" Result success
+	unit_is "$DD/unit-boot2.txt" ActiveState active
+	grep -q "^${name}1 " "$DD/proc-boot2.txt" || { cat "$DD/proc-boot2.txt"; fail "${name}1 was not armed again at boot 2"; }
+	# the ordering and the timeout the unit's documentation gives
+	unit_is "$DD/unit-boot2.txt" TimeoutStartUSec 30min
+	grep -Eq '^After=(.* )?var-crash\.mount( |$)' "$DD/unit-boot2.txt" || fail "diskdump.service is not ordered after var-crash.mount"
+	mounted=$(unit_time "$DD/order-var-crash.mount.txt" ActiveEnterTimestampMonotonic)
+	coldplug=$(unit_time "$DD/order-systemd-udev-trigger.service.txt" ActiveEnterTimestampMonotonic)
+	began=$(unit_time "$DD/unit-boot2.txt" InactiveExitTimestampMonotonic)
+	ended=$(unit_time "$DD/unit-boot2.txt" ActiveEnterTimestampMonotonic)
+	sysinit=$(unit_time "$DD/order-sysinit.target.txt" ActiveEnterTimestampMonotonic)
+	[ "$mounted" -le "$began" ] || fail "savecore started before /var/crash was mounted"
+	[ "$coldplug" -le "$began" ] || fail "savecore started before udev's coldplug"
+	[ "$ended" -le "$sysinit" ] || fail "sysinit.target (and the services after it) came before the save ended"
+	note "boot 2: /var/crash mounted at $((mounted / 1000)) ms, save from $((began / 1000)) to $((ended / 1000)) ms, sysinit.target at $((sysinit / 1000)) ms"
+
+	# the dump, where savecore put it, with the pattern the guest wrote
+	vmcore=$(find "$WORK/crash" -path '*/ddguest-*/vmcore' -type f | head -n1)
+	[ -n "$vmcore" ] || { find "$WORK/crash" >&2; fail "no /var/crash/ddguest-*/vmcore"; }
+	note "saved as /var/crash/${vmcore#"$WORK/crash/"}"
+	pattern_stayed "$DD/pattern.txt"
+	python3 tests/check-vmcore.py "$vmcore" --pattern "$DD/pattern.txt" --cpus "$cpus" \
+		>"$WORK/check-vmcore.txt" || { cat "$WORK/check-vmcore.txt"; fail "vmcore contents"; }
+	note "$(grep '^pattern:' "$WORK/check-vmcore.txt")"
+	VMCORE=$vmcore
 }

@@ -235,9 +235,10 @@ extract_out() {
 	debugfs -R "rdump / $WORK/out" "$WORK/out.img" >/dev/null 2>&1 || fail "debugfs could not read the output disk"
 }
 
-# the_vmcore: path of the one saved vmcore.
+# the_vmcore: path of the one saved vmcore ($VMCORE if set).
 the_vmcore() {
 	local v
+	[ -z "${VMCORE:-}" ] || { echo "$VMCORE"; return; }
 	v=$(find "$WORK/out/crash" -name vmcore -type f 2>/dev/null | head -n1)
 	[ -n "$v" ] || fail "no vmcore was saved"
 	echo "$v"
