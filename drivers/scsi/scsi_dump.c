@@ -47,6 +47,8 @@
 /**
  * struct scsi_dump_dev - what one SCSI disk needs at panic time
  * @sdev: the disk
+ * @dma: the device that does the host's DMA: shost->dma_dev, or what the
+ *	host's dump_arm hook named
  * @cmd: the one dump command, behind a request allocated with it
  * @sg: the scatterlist entry over @buf
  * @pages: the scatterlist over the pages of a write_pages call
@@ -70,6 +72,7 @@
 struct scsi_dump_dev {
 	/* set when armed: dev->priv_fixed, checksummed */
 	struct scsi_device *sdev;
+	struct device *dma;
 	struct scsi_cmnd *cmd;
 	void *buf;
 	dma_addr_t buf_dma;
@@ -262,7 +265,7 @@ scsi_dump_exec(struct scsi_dump_dev *sdd, const u8 *cdb,
 	       unsigned int cdb_len, enum dma_data_direction dir,
 	       unsigned int bytes)
 {
-	struct device *dma = sdd->sdev->host->dma_dev;
+	struct device *dma = sdd->dma;
 	int ret;
 
 	if (bytes && sdd->sync)
@@ -371,7 +374,7 @@ static __diskdump_text unsigned int
 scsi_dump_map_pages(struct scsi_dump_dev *sdd, const unsigned long *pfns,
 		    unsigned int nr, unsigned int *nents)
 {
-	struct device *dma = sdd->sdev->host->dma_dev;
+	struct device *dma = sdd->dma;
 	struct scatterlist *sg = NULL;
 	dma_addr_t addr, prev = 0;
 	unsigned int i, n = 0;
@@ -524,19 +527,57 @@ static const struct disk_dump_device_ops scsi_dump_ops = {
 	.drain		= scsi_dump_drain,
 };
 
+/* The name of the driver of @shost: its parent device's, as lspci -k says. */
+static const char *scsi_dump_host_driver(struct Scsi_Host *shost)
+{
+	struct device *parent = shost->shost_gendev.parent;
+
+	if (parent && parent->driver)
+		return parent->driver->name;
+	return shost->hostt->proc_name ?: shost->hostt->name;
+}
+
+/*
+ * The device that does @sdev's host's DMA, or an ERR_PTR() if the host
+ * cannot take dumps now (its dump_arm hook said why).
+ */
+static struct device *scsi_dump_dma_dev(struct scsi_device *sdev)
+{
+	const struct scsi_host_template *hostt = sdev->host->hostt;
+	struct device *dma;
+
+	if (!hostt->dump_arm)
+		return sdev->host->dma_dev;
+	dma = hostt->dump_arm(sdev);
+	return dma ?: sdev->host->dma_dev;
+}
+
+/*
+ * A SCSI disk whose host has the dump hooks; a SCSI disk whose host has
+ * none is refused, naming its driver, so that the administrator is not
+ * left with a bare "no such device".
+ */
 static void *scsi_dump_probe(struct gendisk *disk)
 {
 	struct device *dev = disk_to_dev(disk)->parent;
 	struct scsi_device *sdev;
 	const struct scsi_host_template *hostt;
+	struct device *dma;
 
 	if (!dev || !scsi_is_sdev_device(dev))
 		return NULL;
 	sdev = to_scsi_device(dev);
 	hostt = sdev->host->hostt;
 	if (!hostt->dump_sanity_check || !hostt->dump_quiesce ||
-	    !hostt->dump_poll)
-		return NULL;
+	    !hostt->dump_poll) {
+		sdev_printk(KERN_WARNING, sdev,
+			    "%s: its host's driver, %s, has no crash dump support\n",
+			    disk->disk_name, scsi_dump_host_driver(sdev->host));
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	dma = scsi_dump_dma_dev(sdev);
+	if (IS_ERR(dma))
+		return dma;
 	return sdev;
 }
 
@@ -566,7 +607,7 @@ static void scsi_dump_set_limits(struct scsi_dump_dev *sdd)
 	sdd->max_seg_size = queue_max_segment_size(q);
 	sdd->seg_boundary = queue_segment_boundary(q);
 	sdd->direct = !sdd->sdev->host->hostt->dump_copy_pages &&
-		      diskdump_dma_direct(sdd->sdev->host->dma_dev) &&
+		      diskdump_dma_direct(sdd->dma) &&
 		      queue_virt_boundary(q) < PAGE_SIZE &&
 		      sdd->max_segs && sdd->max_seg_size >= PAGE_SIZE &&
 		      sdd->seg_boundary >= PAGE_SIZE - 1;
@@ -598,15 +639,15 @@ static size_t scsi_dump_buf_size(const struct scsi_dump_dev *sdd)
  */
 static void scsi_dump_map_buf(struct scsi_dump_dev *sdd)
 {
-	struct device *dma = sdd->sdev->host->dma_dev;
+	struct device *dma = sdd->dma;
 	bool sync;
 
 	if (diskdump_test_fail_premap())
 		return;
 	/*
-	 * A host whose DMA device has no mask does not map commands itself:
-	 * virtio-scsi's virtqueues do its DMA, through the virtio device's
-	 * parent.  Mapping here would only warn.
+	 * A host whose DMA device has no mask does not map commands itself
+	 * (virtio-scsi whose ring takes guest-physical addresses): mapping
+	 * here would only warn.
 	 */
 	if (!dma->dma_mask)
 		return;
@@ -629,7 +670,7 @@ static void scsi_dump_unmap_buf(struct scsi_dump_dev *sdd)
 {
 	if (!sdd->mapped)
 		return;
-	dma_unmap_single(sdd->sdev->host->dma_dev, sdd->buf_dma,
+	dma_unmap_single(sdd->dma, sdd->buf_dma,
 			 scsi_dump_buf_size(sdd), DMA_BIDIRECTIONAL);
 	sdev_printk(KERN_INFO, sdd->sdev, "dump buffer unmapped\n");
 }
@@ -649,9 +690,12 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	if (!sdd)
 		goto out_put;
 	sdd->sdev = sdev;
+	sdd->dma = scsi_dump_dma_dev(sdev);
+	if (IS_ERR(sdd->dma))
+		goto out_free;
 	dev->max_blocks = scsi_dump_max_blocks(sdev);
 	/* Keep the buffer reachable without a bounce buffer at panic time. */
-	if (dma_get_mask(shost->dma_dev) <= DMA_BIT_MASK(32))
+	if (dma_get_mask(sdd->dma) <= DMA_BIT_MASK(32))
 		gfp |= GFP_DMA32;
 	/* Large commands are faster; settle for less if memory is fragmented. */
 	for (;;) {
@@ -688,7 +732,7 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	scsi_dump_map_buf(sdd);
 	/* unless mapped now, the HBA maps each command's buffer at panic */
 	dev->dma_locks = !sdd->mapped &&
-			 diskdump_dma_takes_locks(shost->dma_dev, sdd->buf,
+			 diskdump_dma_takes_locks(sdd->dma, sdd->buf,
 						  scsi_dump_buf_size(sdd));
 	if (dev->dma_locks)
 		sdev_printk(KERN_WARNING, sdev,
