@@ -472,6 +472,36 @@ virtio_busy() {
 	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
 }
 
+# virtio_scsi_busy: busy_scenario on a disk behind virtio-scsi with two
+# request queues (sda; with IOMMU set, behind the IOMMU too): the block
+# layer gets one, the dump the other.  Then every check.
+virtio_scsi_busy() {
+	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt dev vdev
+	dev=virtio-scsi-pci,id=vs0,addr=0x18,num_queues=2
+	[ -n "${IOMMU:-}" ] && dev="$dev,iommu_platform=on,disable-legacy=on"
+	busy_scenario -device "$dev" -device scsi-hd,drive=dd0,bus=vs0.0
+	expect_log "$dm" "virtio_scsi virtio[0-9]+: dump queue set aside, [0-9]+ entries" "no request queue was set aside for dumps"
+	vdev=$(grep -Eo 'virtio_scsi virtio[0-9]+: dump queue set aside' "$dm" | head -1 | cut -d' ' -f2)
+	expect_log "$dm" "virtio_scsi $vdev 1/0/0 default/read/poll queues" "the block layer was given both request queues of ${vdev%:}"
+	expect_log "$dm" "scsi host[0-9]+: Virtio SCSI HBA" "the disk is not behind virtio-scsi"
+	grep -q "sym0:" "$log" && fail "an lsi53c895a is present: the dump could have gone through it"
+	expect_log "$log" "trying partition 8:1 " "sda1 was not tried"
+	check_saved_dump "sysrq triggered crash" 2
+	if [ -n "${IOMMU:-}" ]; then
+		expect_log "$dm" "virtio_scsi $vdev dump queue set aside, [0-9]+ entries, behind the platform's DMA" \
+			"the dump queue does not know that its ring is behind the IOMMU"
+		check_direct copy
+	else
+		grep -q "virtio_scsi $vdev dump queue set aside, .*platform" "$dm" &&
+			fail "without iommu_platform, the dump queue thinks it is behind the IOMMU"
+		check_direct direct
+	fi
+	[ "$(part_sum "$BUSY_IMG" "$BUSY_PART")" = "$SUM2" ] || fail "the partition read during the crash changed"
+	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log"); sda2 unchanged"
+	check_gdb
+	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
+}
+
 # nvme_busy: an NVMe namespace, nvme0n1p1 the dump partition, and the other
 # CPU reading nvme0n1p2 (random bytes) with O_DIRECT on the normal queues,
 # throttled in boot 1 so that its commands are in flight at the panic; the
