@@ -167,6 +167,16 @@ for mem in sizes:
             m = re.search(r'dump queue \d+, \d+ entries, (\d+) KiB per command', open(dm).read())
             if m:
                 drv.append('NVMe: %s KiB data buffer, 9 PRP list pages, 2 queue pages' % m.group(1))
+        elif disk == 'virtio-blk' and os.path.exists(dm):
+            m = re.search(r'dump queue \S+, (\d+) entries, (\d+) KiB per request', open(dm).read())
+            if m:
+                drv.append('virtio-blk: a virtqueue of %s entries from probe; a %s KiB data buffer and a page of request headers' %
+                           (m.group(1), m.group(2)))
+        elif disk == 'virtio-scsi' and os.path.exists(dm):
+            m = re.search(r'dump queue set aside, (\d+) entries', open(dm).read())
+            if m:
+                drv.append('virtio-scsi: a virtqueue of %s entries and its command headers from probe; 1 MiB DMA buffer per disk' %
+                           m.group(1))
         elif disk != 'nvme':
             drv.append('SCSI: 1 MiB DMA buffer per disk')
     print('| %d MiB | %.0f MiB, from boot | %.0f KiB, when a partition is armed | %s |' %
