@@ -581,13 +581,22 @@ static void *scsi_dump_probe(struct gendisk *disk)
 	return sdev;
 }
 
-/* The host's and the disk's own limit (libata: 128 KiB without LBA48). */
-static unsigned int scsi_dump_max_blocks(struct scsi_device *sdev)
+/*
+ * The host's and the disk's own limit (libata: 128 KiB without LBA48),
+ * and what the DMA device @dma maps in one piece (swiotlb: 256 KiB), so
+ * that the buffer can be mapped when armed.  The SCSI host caps its
+ * max_sectors so only where its own dma_dev is the one that maps.
+ */
+static unsigned int scsi_dump_max_blocks(struct scsi_device *sdev,
+					 struct device *dma)
 {
 	unsigned int sectors = min(sdev->host->max_sectors,
 				   queue_max_hw_sectors(sdev->request_queue));
 	unsigned int blocks = (sectors << SECTOR_SHIFT) / DISKDUMP_BLOCK_SIZE;
 
+	if (dma->dma_mask)
+		blocks = min_t(size_t, blocks,
+			       dma_max_mapping_size(dma) / DISKDUMP_BLOCK_SIZE);
 	return clamp(blocks, 1U, (unsigned int)SCSI_DUMP_MAX_BLOCKS);
 }
 
@@ -693,7 +702,7 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	sdd->dma = scsi_dump_dma_dev(sdev);
 	if (IS_ERR(sdd->dma))
 		goto out_free;
-	dev->max_blocks = scsi_dump_max_blocks(sdev);
+	dev->max_blocks = scsi_dump_max_blocks(sdev, sdd->dma);
 	/* Keep the buffer reachable without a bounce buffer at panic time. */
 	if (dma_get_mask(sdd->dma) <= DMA_BIT_MASK(32))
 		gfp |= GFP_DMA32;
