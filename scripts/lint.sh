@@ -23,10 +23,19 @@ for f in $kfiles; do
 		bad "checkpatch $f"
 	fi
 done
+# camel_ok PATCH: a patch whose new lines must use upstream's CamelCase
+# names, which checkpatch learns from include/ only: the tools' PRIu64 and
+# Elf64_* (<inttypes.h>, <elf.h>), vmw_pvscsi.h's PVSCSI* ring fields.
+camel_ok() {
+	case $1 in *-tools-* | *pvscsi*) return 0 ;; esac
+	return 1
+}
 for p in $(grep -v '^#' "$top/patches/series"); do
 	# the context of a patch is upstream code: only what we add is judged
+	ign=FILE_PATH_CHANGES
+	camel_ok "$p" && ign=$ign,CAMELCASE
 	if out=$(cd "$src" && scripts/checkpatch.pl --strict --terse --show-types \
-		--ignore FILE_PATH_CHANGES "$top/patches/$p" 2>&1); then
+		--ignore "$ign" "$top/patches/$p" 2>&1); then
 		ok "checkpatch patches/$p"
 	else
 		echo "$out" | head -20
@@ -45,14 +54,13 @@ fi
 
 # The upstream series (make series): checkpatch --strict on each patch as
 # it would be mailed.  Ignored: AVOID_BUG (the DISKDUMP_TEST hook that must
-# BUG()) and, in the tools patch only, CAMELCASE for PRIu64 and Elf64_*,
-# names from <inttypes.h> and <elf.h>.
+# BUG()) and, in the patches camel_ok names, CAMELCASE.
 series=$top/build/series/out
 if out=$("$top/scripts/series.sh" mail "$series" 2>&1); then
 	ok "make series: $(echo "$out" | tail -1)"
 	for p in "$series"/0*.patch; do
 		ign=AVOID_BUG
-		case $p in *-tools-*) ign=$ign,CAMELCASE ;; esac
+		camel_ok "$p" && ign=$ign,CAMELCASE
 		if out=$(cd "$src" && scripts/checkpatch.pl --strict --terse --show-types --ignore "$ign" "$p" 2>&1); then
 			ok "checkpatch series/$(basename "$p")"
 		else

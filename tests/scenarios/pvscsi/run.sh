@@ -1,0 +1,8 @@
+# A disk behind VMware's paravirtual SCSI adapter (QEMU's pvscsi, driver
+# vmw_pvscsi).  Two CPUs, the other one reading sda2 with O_DIRECT through
+# the block layer (throttled to 200 requests a second), so that its
+# commands are on the adapter's rings at the panic: the dump's command goes
+# in the request context vmw_pvscsi set aside at probe, its completion is
+# told from theirs, and theirs are dropped.  sda2 (random bytes) must come
+# out unchanged.
+pvscsi_busy
