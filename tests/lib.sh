@@ -502,23 +502,24 @@ virtio_scsi_busy() {
 	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
 }
 
-# pvscsi_busy: busy_scenario on a disk behind QEMU's pvscsi (vmw_pvscsi,
-# sda), the dump's command in the request context set aside at probe while
-# the other CPU's reads of sda2 are in flight on the same rings.  Then
-# every check.  (Not behind the IOMMU: with QEMU 7.2's intel-iommu the
-# unpatched vmw_pvscsi oopses at boot on a completion of no command.)
-pvscsi_busy() {
+# hba_busy QEMU_HBA SET_ASIDE HOST: busy_scenario on a disk behind the
+# SCSI adapter QEMU_HBA (at 00:18.0, sda), whose driver set a command
+# aside for dumps at probe (SET_ASIDE: a regex of its kernel log line) and
+# names its host HOST (a regex); the dump's command goes in that slot
+# while the other CPU's reads of sda2 are in flight on the same adapter.
+# Then every check.
+hba_busy() {
 	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt
-	busy_scenario -device pvscsi,id=pv0,addr=0x18 -device scsi-hd,drive=dd0,bus=pv0.0
-	expect_log "$dm" "vmw_pvscsi 0000:00:18.0: request context [0-9]+ of [0-9]+ set aside for crash dumps" \
-		"vmw_pvscsi set no request context aside for dumps"
-	expect_log "$dm" "scsi host[0-9]+: VMware PVSCSI" "the disk is not behind vmw_pvscsi"
+	busy_scenario -device "$1,id=hba0,addr=0x18" -device scsi-hd,drive=dd0,bus=hba0.0
+	expect_log "$dm" "$2" "the driver set nothing aside for dumps"
+	expect_log "$dm" "scsi host[0-9]+: $3" "the disk is not behind $1"
 	grep -q "sym0:" "$log" && fail "an lsi53c895a is present: the dump could have gone through it"
 	expect_log "$log" "trying partition 8:1 " "sda1 was not tried"
 	check_saved_dump "sysrq triggered crash" 2
 	check_direct direct
 	[ "$(part_sum "$BUSY_IMG" "$BUSY_PART")" = "$SUM2" ] || fail "the partition read during the crash changed"
 	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log"); sda2 unchanged"
+	note "$(grep -Eo "$2" "$dm" | head -1)"
 	check_gdb
 	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
 }
