@@ -25,9 +25,10 @@ for f in $kfiles; do
 done
 # camel_ok PATCH: a patch whose new lines must use upstream's CamelCase
 # names, which checkpatch learns from include/ only: the tools' PRIu64 and
-# Elf64_* (<inttypes.h>, <elf.h>), vmw_pvscsi.h's PVSCSI* ring fields.
+# Elf64_* (<inttypes.h>, <elf.h>), vmw_pvscsi.h's PVSCSI* ring fields,
+# the Fusion-MPT headers' MPT_ADAPTER, SCSIIORequest_t and registers.
 camel_ok() {
-	case $1 in *-tools-* | *pvscsi*) return 0 ;; esac
+	case $1 in *-tools-* | *pvscsi* | *mptsas*) return 0 ;; esac
 	return 1
 }
 for p in $(grep -v '^#' "$top/patches/series"); do
