@@ -149,6 +149,7 @@ struct dd_run {
 	u64 unreadable_pages;
 	u64 hwpoison_pages;
 	u64 verify_ns;			/* comparing blocks with the format */
+	unsigned long whole_pages;	/* what the whole dump has */
 	struct poly1305_desc_ctx mac;	/* of an encrypted dump */
 };
 
@@ -752,22 +753,28 @@ dd_select_level(unsigned int level, unsigned long room, unsigned long n)
  * is written, so the dump bitmap and the pages agree even though writing
  * changes memory.
  *
- * If they do not all fit in @room blocks, the dump is truncated: then
+ * If they do not all fit in @room blocks, the dump is truncated, unless
+ * @cut_ok is false (0 is returned then, the header flagged truncated):
  * the pages the strictest level keeps (kernel data, page tables, stacks)
  * come first, and the level's other pages fill the rest in PFN order, so
- * that what fits still opens in crash and drgn.
+ * that what fits still opens in crash and drgn.  dd_run.whole_pages is
+ * what the whole dump has.
  */
 static __diskdump_text unsigned long dd_select_pages(struct diskdump_header *hdr,
-						     unsigned long room)
+						     unsigned long room,
+						     bool cut_ok)
 {
 	unsigned long n, poisoned;
 
 	memset(dd_cfg.dump_map, 0, dd_cfg.dump_map_blocks * PAGE_SIZE);
 	dd_run.hwpoison_pages = 0;
 	n = dd_select_level(dd_cfg.dump_level, ULONG_MAX, 0);
+	dd_run.whole_pages = n;
 	if (n <= room)
 		return n;
 	hdr->flags |= DISKDUMP_FLAG_TRUNCATED;
+	if (!cut_ok)
+		return 0;
 	pr_emerg("%lu pages do not fit in %lu blocks: kernel pages first\n",
 		 n, room);
 	poisoned = dd_run.hwpoison_pages;
@@ -1099,11 +1106,14 @@ static __diskdump_text void dd_collect_notes(struct diskdump_header *hdr)
 
 /*
  * Fill in the header for @part and choose the pages, which fixes the
- * dump's extent.  Nothing is written yet.
+ * dump's extent.  Nothing is written yet.  -EFBIG if the partition cannot
+ * hold the whole dump and @cut_ok is false.
  */
 static __diskdump_text int
-dd_prepare_dump(struct disk_dump_partition *part, const char *msg)
+dd_prepare_dump(struct disk_dump_partition *part, const char *msg, bool cut_ok)
 {
+	unsigned long room;
+
 	struct diskdump_header *hdr = dd_cfg.hdr;
 
 	dd_fill_header(hdr, part, msg);
@@ -1116,9 +1126,15 @@ dd_prepare_dump(struct disk_dump_partition *part, const char *msg)
 		pr_emerg("partition too small for the dump header\n");
 		return -ENOSPC;
 	}
-	hdr->nr_dump_pages = dd_select_pages(hdr, hdr->partition_blocks -
-					  hdr->data_block);
+	room = hdr->partition_blocks - hdr->data_block;
+	hdr->nr_dump_pages = dd_select_pages(hdr, room, cut_ok);
 	hdr->hwpoison_pages = dd_run.hwpoison_pages;
+	if (!cut_ok && hdr->flags & DISKDUMP_FLAG_TRUNCATED) {
+		pr_emerg("partition %u:%u holds %lu of the dump's %lu pages: trying the others for the whole dump first\n",
+			 MAJOR(part->devt), MINOR(part->devt), room,
+			 dd_run.whole_pages);
+		return -EFBIG;
+	}
 	return 0;
 }
 
@@ -1193,7 +1209,7 @@ static __diskdump_text void dd_report_ignored(void)
 }
 
 static __diskdump_text int dd_dump_partition(struct disk_dump_partition *part,
-					     const char *msg)
+					     const char *msg, bool cut_ok)
 {
 	const struct disk_dump_device_ops *ops = part->dev->ops;
 	u64 start;
@@ -1226,7 +1242,7 @@ static __diskdump_text int dd_dump_partition(struct disk_dump_partition *part,
 	}
 	pr_emerg("quiesced in %llu ms\n",
 		 div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_MSEC));
-	ret = dd_prepare_dump(part, msg);
+	ret = dd_prepare_dump(part, msg, cut_ok);
 	if (!ret)
 		ret = dd_check_signatures(part, dd_cfg.hdr);
 	if (ret)
@@ -1489,7 +1505,8 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 {
 	struct disk_dump_device *dev;
 	struct disk_dump_partition *part;
-	bool done = false;
+	bool done = false, any_too_small = false;
+	int ret;
 
 	local_irq_disable();
 	/*
@@ -1520,9 +1537,29 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 	}
 
 	dd_mode_enter();
+	/*
+	 * A whole dump first, in the order of the list; only if no partition
+	 * holds it whole, a truncated one, in the same order, on those that
+	 * were passed over for their size (not on one that failed).
+	 */
 	list_for_each_entry(dev, &dd_devices, list) {
 		list_for_each_entry(part, &dev->partitions, list) {
-			if (!dd_dump_partition(part, msg)) {
+			part->too_small = false;
+			ret = dd_dump_partition(part, msg, false);
+			if (!ret) {
+				done = true;
+				goto out;
+			}
+			if (ret == -EFBIG) {
+				part->too_small = true;
+				any_too_small = true;
+			}
+		}
+	}
+	list_for_each_entry(dev, &dd_devices, list) {
+		list_for_each_entry(part, &dev->partitions, list) {
+			if (any_too_small && part->too_small &&
+			    !dd_dump_partition(part, msg, true)) {
 				done = true;
 				goto out;
 			}

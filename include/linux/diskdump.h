@@ -152,6 +152,7 @@ struct disk_dump_partition {
 	sector_t start_sect;
 	sector_t nr_sects;
 	u8 nonce[DISKDUMP_NONCE_SIZE];
+	bool too_small;		/* at panic: passed over for a whole dump */
 };
 
 /**
