@@ -29,7 +29,7 @@ run() {
 	debugfs -w -R "write $top/$KERNEL bzImage" "$w/out.img" >/dev/null 2>&1
 	debugfs -w -R "write $out/initrd.gz initrd.gz" "$w/out.img" >/dev/null 2>&1
 	# BENCH_DISK: the dump disk's controller, lsi (lsi53c895a), ahci
-	# (ich9-ahci, SATA), nvme, virtio-blk or virtio-scsi
+	# (ich9-ahci, SATA), nvme, virtio-blk, virtio-scsi, pvscsi or megaraid
 	local disk=(-device lsi53c895a,id=scsi0 -device scsi-hd,drive=dd0,bus=scsi0.0)
 	case ${BENCH_DISK:-lsi} in
 	lsi) ;;
@@ -41,7 +41,12 @@ run() {
 		append="$append dddevs=/dev/vdb1 ddraw=/dev/vdb2" ;;
 	virtio-scsi) disk=(-device virtio-scsi-pci,id=vs0,addr=0x18,num_queues=2
 			-device scsi-hd,drive=dd0,bus=vs0.0) ;;
-	*) echo "bench: BENCH_DISK=$BENCH_DISK: lsi, ahci, nvme, virtio-blk or virtio-scsi" >&2; return 1 ;;
+	# VMware's paravirtual SCSI; a MegaRAID SAS 2108 (MFI)
+	pvscsi | megaraid)
+		local hba=pvscsi
+		[ "$BENCH_DISK" = megaraid ] && hba=megasas-gen2
+		disk=(-device "$hba,id=hba0,addr=0x18" -device scsi-hd,drive=dd0,bus=hba0.0) ;;
+	*) echo "bench: BENCH_DISK=$BENCH_DISK: lsi, ahci, nvme, virtio-blk, virtio-scsi, pvscsi or megaraid" >&2; return 1 ;;
 	esac
 	local reboot=()
 	[ -z "${NOREBOOT:-}" ] || reboot=(-no-reboot)

@@ -177,6 +177,10 @@ for mem in sizes:
             if m:
                 drv.append('virtio-scsi: a virtqueue of %s entries and its command headers from probe; 1 MiB DMA buffer per disk' %
                            m.group(1))
+        elif disk == 'pvscsi':
+            drv.append('pvscsi: one request context and a page from probe; 1 MiB DMA buffer per disk')
+        elif disk == 'megaraid':
+            drv.append('megaraid_sas: one MFI command (frame and sense) from initialisation; 1 MiB DMA buffer per disk')
         elif disk != 'nvme':
             drv.append('SCSI: 1 MiB DMA buffer per disk')
     print('| %d MiB | %.0f MiB, from boot | %.0f KiB, when a partition is armed | %s |' %
