@@ -507,16 +507,17 @@ virtio_scsi_busy() {
 # aside for dumps at probe (SET_ASIDE: a regex of its kernel log line) and
 # names its host HOST (a regex); the dump's command goes in that slot
 # while the other CPU's reads of sda2 are in flight on the same adapter.
-# Then every check.
+# HD_OPTS: more scsi-hd options; PAGES=copy for a driver that takes
+# only scsi_dump's buffer (dump_copy_pages).  Then every check.
 hba_busy() {
 	local log=$WORK/serial.log dm=$WORK/out/dmesg-boot2.txt
-	busy_scenario -device "$1,id=hba0,addr=0x18" -device scsi-hd,drive=dd0,bus=hba0.0
+	busy_scenario -device "$1,id=hba0,addr=0x18" -device "scsi-hd,drive=dd0,bus=hba0.0${HD_OPTS:+,$HD_OPTS}"
 	expect_log "$dm" "$2" "the driver set nothing aside for dumps"
 	expect_log "$dm" "scsi host[0-9]+: $3" "the disk is not behind $1"
 	grep -q "sym0:" "$log" && fail "an lsi53c895a is present: the dump could have gone through it"
 	expect_log "$log" "trying partition 8:1 " "sda1 was not tried"
 	check_saved_dump "sysrq triggered crash" 2
-	check_direct direct
+	check_direct "${PAGES:-direct}"
 	[ "$(part_sum "$BUSY_IMG" "$BUSY_PART")" = "$SUM2" ] || fail "the partition read during the crash changed"
 	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log"); sda2 unchanged"
 	note "$(grep -Eo "$2" "$dm" | head -1)"
