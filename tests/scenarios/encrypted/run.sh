@@ -70,7 +70,12 @@ cp "$enc" "$WORK/tampered"
 size=$(stat -c %s "$WORK/tampered")
 data_block=$(python3 -c 'import struct,sys; h=open(sys.argv[1],"rb").read(4096); print(struct.unpack_from("<Q",h,120)[0])' "$enc")
 off=$(( (data_block + 3000) * 4096 + 123 ))
-printf '\xff' | dd of="$WORK/tampered" bs=1 seek="$off" conv=notrunc status=none
+# the byte's bits all flipped: writing a fixed value would leave it as it
+# was one time in 256
+python3 -c 'import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2])); b = f.read(1)[0]
+    f.seek(int(sys.argv[2])); f.write(bytes([b ^ 0xff]))' "$WORK/tampered" "$off"
 [ "$(stat -c %s "$WORK/tampered")" = "$size" ] || fail "tampering changed the size"
 cmp -s "$enc" "$WORK/tampered" && fail "the tampered copy is identical"
 refused tamper "$WORK/key.pem" "$WORK/tampered" 4 "integrity check failed"
