@@ -6,9 +6,11 @@
 # and the byte, and dump to sdb3; after the whole cycle (savecore, re-arm)
 # every damaged partition is byte for byte its formatted image plus the one
 # sector the guest wrote, and no dump was saved from it; boot 2 refuses to
-# arm the two whose first or last block was hit.
-mk_dump_disk "$WORK/a.img" 80 24 24 24
-mk_dump_disk "$WORK/b.img" 360 24 24 300
+# arm the two whose first or last block was hit.  Every partition holds
+# the whole dump (272 MiB, 256 MiB of RAM at level 0): one too small would
+# be passed over for a whole dump elsewhere, and never checked.
+mk_dump_disk "$WORK/a.img" 830 272 272 272
+mk_dump_disk "$WORK/b.img" 830 272 272 272
 for p in 1 2 3; do host_format "$WORK/a.img" $p; host_format "$WORK/b.img" $p; done
 for p in 1 2 3; do
 	part_out "$WORK/a.img" $p "$WORK/fmt-sda$p"
