@@ -183,6 +183,27 @@ iommu_stuck_run() {
 		"the CPU holding the lock with interrupts off was not reported unparked"
 	expect_log "$WORK/serial.log" "trying partition 8:1 " "sda1 was not tried first"
 }
+# check_armed_elsewhere DUMPDEV IMG:PART:NAME...: each partition NAME
+# (partition PART of IMG) was refused when armed: /proc/diskdump does not
+# list it, only one partition (DUMPDEV's) was tried at panic, the dump
+# there is good, and NAME is formatted and empty after the panic.
+check_armed_elsewhere() {
+	local dev=$1 spec img part name
+	shift
+	for spec in "$@"; do
+		name=${spec##*:}
+		grep -q "^$name " "$WORK/out/proc-diskdump.txt" && fail "/proc/diskdump lists the refused $name"
+	done
+	[ "$(grep -c 'diskdump: trying partition' "$WORK/serial.log")" = 1 ] ||
+		fail "a partition other than $(basename "$dev") was tried at panic"
+	DUMPDEV=$dev check_saved_dump "sysrq triggered crash" 1
+	for spec in "$@"; do
+		IFS=: read -r img part name <<<"$spec"
+		part_out "$img" "$part" "$WORK/$name.part"
+		part_state "$WORK/$name.part" 3 empty "$name after the panic"
+	done
+}
+
 # check_refused LOG SUM WHY WHAT: the panic in LOG wrote nothing: the
 # self check or lockdown refused with the console line WHY (a regular
 # expression), no partition was tried, and the dump disk $WORK/dump.img
