@@ -1112,9 +1112,8 @@ static __diskdump_text void dd_collect_notes(struct diskdump_header *hdr)
 static __diskdump_text int
 dd_prepare_dump(struct disk_dump_partition *part, const char *msg, bool cut_ok)
 {
-	unsigned long room;
-
 	struct diskdump_header *hdr = dd_cfg.hdr;
+	unsigned long room;
 
 	dd_fill_header(hdr, part, msg);
 	/*
@@ -1505,8 +1504,7 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 {
 	struct disk_dump_device *dev;
 	struct disk_dump_partition *part;
-	bool done = false, any_too_small = false;
-	int ret;
+	bool done = false;
 
 	local_irq_disable();
 	/*
@@ -1545,20 +1543,19 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 	list_for_each_entry(dev, &dd_devices, list) {
 		list_for_each_entry(part, &dev->partitions, list) {
 			part->too_small = false;
-			ret = dd_dump_partition(part, msg, false);
-			if (!ret) {
+			switch (dd_dump_partition(part, msg, false)) {
+			case 0:
 				done = true;
 				goto out;
-			}
-			if (ret == -EFBIG) {
+			case -EFBIG:
 				part->too_small = true;
-				any_too_small = true;
+				break;
 			}
 		}
 	}
 	list_for_each_entry(dev, &dd_devices, list) {
 		list_for_each_entry(part, &dev->partitions, list) {
-			if (any_too_small && part->too_small &&
+			if (part->too_small &&
 			    !dd_dump_partition(part, msg, true)) {
 				done = true;
 				goto out;
