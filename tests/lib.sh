@@ -822,7 +822,8 @@ PY
 # 0.0.31: the crashed thread through start_disk_dump, the tasks, the printk
 # records with the panic line, every thread's stack.  makedumpfile 1.7.6:
 # --dump-dmesg, and -d 31 re-filtering.  gdb 16: every thread's backtrace,
-# down to TRIGGER.  CRASH_OPTS are added to crash's command line.
+# down to TRIGGER.  CRASH_OPTS are added to crash's command line;
+# READERS_PARTIAL=1 (a truncated dump) lets some tasks' stacks be missing.
 check_readers() {
 	local panic=$1 task=$2 cpus=$3 trigger=${4:-} vmcore top out=$WORK/readers
 	vmcore=$(the_vmcore)
@@ -860,7 +861,12 @@ check_readers() {
 	local d=$out/drgn.txt dt
 	grep -Eq '^drgn crashed: [0-9]+ .*start_disk_dump vpanic' "$d" || { cat "$d"; fail "drgn: the crashed thread does not unwind through start_disk_dump and vpanic"; }
 	grep -q '^drgn printk: [0-9]* panic$' "$d" || { cat "$d"; fail "drgn: no panic line in the printk records"; }
-	grep -Eq '^drgn stacks: [0-9]+ unwound, 0 failed$' "$d" || { cat "$d"; fail "drgn: a thread's stack did not unwind"; }
+	if [ "${READERS_PARTIAL:-0}" = 1 ]; then
+		# a truncated dump may lack some tasks' stacks, not most of them
+		grep -Eq '^drgn stacks: ([1-9][0-9]+) unwound, ' "$d" || { cat "$d"; fail "drgn: fewer than 10 stacks unwound"; }
+	else
+		grep -Eq '^drgn stacks: [0-9]+ unwound, 0 failed$' "$d" || { cat "$d"; fail "drgn: a thread's stack did not unwind"; }
+	fi
 	dt=$(sed -n 's/^drgn tasks: //p' "$d")
 	[ "$((ntasks - dt))" -ge 0 ] && [ "$((ntasks - dt))" -le "$cpus" ] ||
 		fail "crash lists $ntasks tasks, drgn $dt (they may differ by the idle tasks only)"
@@ -879,5 +885,5 @@ check_readers() {
 		-ex "core-file $vmcore" -ex 'thread apply all bt' >"$out/gdb.txt" 2>&1 || true
 	grep -q ' start_disk_dump ' "$out/gdb.txt" || { cat "$out/gdb.txt"; fail "gdb 16: no backtrace through start_disk_dump"; }
 	[ -z "$trigger" ] || grep -Eq " ($trigger) " "$out/gdb.txt" || { cat "$out/gdb.txt"; fail "gdb 16: the backtrace does not reach $trigger"; }
-	note "crash 8.0.6: bt $(grep -Ec '^ ?#[0-9]+ ' "$c") frames over $ncpu CPUs, ps $ntasks tasks, log with the panic; drgn: $dt tasks, $(sed -n 's/^drgn stacks: \([0-9]*\).*/\1/p' "$d") stacks, panic in printk; makedumpfile 1.7.6 dmesg + -d 31 ($(($(stat -c %s "$out/d31") >> 10)) KiB); gdb 16 $(grep -c '^#' "$out/gdb.txt") frames"
+	note "crash 8.0.6: bt $(grep -Ec '^ ?#[0-9]+ ' "$c") frames over $ncpu CPUs, ps $ntasks tasks, log with the panic; drgn: $dt tasks, $(sed -n 's/^drgn stacks: \([0-9]*\) unwound, 0 failed$/\1/p; s/^drgn stacks: \([0-9]*\) unwound, \([0-9]*\) failed$/\1 (\2 missing)/p' "$d") stacks, panic in printk; makedumpfile 1.7.6 dmesg + -d 31 ($(($(stat -c %s "$out/d31") >> 10)) KiB); gdb 16 $(grep -c '^#' "$out/gdb.txt") frames"
 }

@@ -712,13 +712,45 @@ static __diskdump_text unsigned long dd_not_backed(struct page *page)
 }
 
 /*
- * Add to the dump bitmap the RAM pages that @level keeps and that are not
- * in it yet, in PFN order, until it holds @room pages; @n is how many it
- * holds now.  Poisoned pages are never chosen (and counted).  Return the
- * new count.
+ * Which kernel pages a truncated dump takes first.  A reader opens a dump
+ * only through the skeleton: the kernel image and what memblock gave out
+ * at boot (reserved: the page tables of the direct map, mem_map, the first
+ * per-CPU chunk, the log) and the page tables made since; then the slab,
+ * which holds the tasks.  The level's other pages come after.
+ */
+enum dd_tier {
+	DD_TIER_SKELETON,
+	DD_TIER_SLAB,
+	DD_TIER_ANY,
+};
+
+/*
+ * Whether @page belongs to @tier.  PG_reserved is read from the flags
+ * word, not with PageReserved(), whose checks would trip on a tail page.
+ */
+static __diskdump_text bool dd_in_tier(struct page *page, enum dd_tier tier)
+{
+	struct page *head;
+
+	if (tier == DD_TIER_ANY)
+		return true;
+	if (test_bit(PG_reserved, &page->flags) || PageTable(page))
+		return true;
+	if (tier == DD_TIER_SKELETON)
+		return false;
+	head = dd_head_page(page);
+	return head && folio_test_slab((struct folio *)head);
+}
+
+/*
+ * Add to the dump bitmap the RAM pages of @tier that @level keeps and that
+ * are not in it yet, in PFN order, until it holds @room pages; @n is how
+ * many it holds now.  Poisoned pages are never chosen (and counted).
+ * Return the new count.
  */
 static __diskdump_text unsigned long
-dd_select_level(unsigned int level, unsigned long room, unsigned long n)
+dd_select_level(unsigned int level, enum dd_tier tier, unsigned long room,
+		unsigned long n)
 {
 	unsigned long pfn, skip;
 	struct page *page;
@@ -735,6 +767,9 @@ dd_select_level(unsigned int level, unsigned long room, unsigned long n)
 				dd_run.hwpoison_pages++;
 				continue;
 			}
+			/* before the level's tests, which may read the page */
+			if (page && !dd_in_tier(page, tier))
+				continue;
 			skip = page ? dd_not_backed(page) ?: dd_excluded(pfn, page, level) : 0;
 			if (skip) {
 				pfn += skip - 1;
@@ -747,6 +782,155 @@ dd_select_level(unsigned int level, unsigned long room, unsigned long n)
 	return n;
 }
 
+/* A selection in progress: the dump bitmap holds @n pages of @room. */
+struct dd_pick {
+	unsigned long room;
+	unsigned long n;
+	bool leaves;		/* the walk picks vmalloc's pages, not tables */
+};
+
+/*
+ * Put @pfn in the dump, if it is RAM that may be read, not there yet, and
+ * there is room.
+ */
+static __diskdump_text void dd_pick_pfn(struct dd_pick *pick, unsigned long pfn)
+{
+	struct page *page;
+
+	if (!pfn || pick->n >= pick->room || !dd_pfn_is_ram(pfn))
+		return;
+	if (pfn_valid(pfn)) {
+		page = pfn_to_page(pfn);
+		if (dd_hwpoisoned(page) || dd_not_backed(page))
+			return;
+	}
+	if (!__test_and_set_bit(pfn, dd_cfg.dump_map))
+		pick->n++;
+}
+
+/* Put the page of kernel address @addr (direct map or vmalloc) in the dump. */
+static __diskdump_text void dd_pick_addr(struct dd_pick *pick, const void *addr)
+{
+	if (is_vmalloc_or_module_addr(addr))
+		dd_pick_pfn(pick, vmalloc_to_pfn(addr));
+	else if (virt_addr_valid(addr))
+		dd_pick_pfn(pick, PHYS_PFN(__pa(addr)));
+}
+
+/*
+ * The address the indices of a walk make: the top bit of the virtual
+ * address space extends to the bits above it, as the CPU does.
+ */
+static __diskdump_text unsigned long dd_walk_addr(unsigned long addr)
+{
+	unsigned int bits = PGDIR_SHIFT + ilog2(PTRS_PER_PGD);
+
+	if (bits < BITS_PER_LONG && (addr & BIT(bits - 1)))
+		addr |= ~0UL << bits;
+	return addr;
+}
+
+/* A walk's pick of one PMD entry's PTE table or, in vmalloc, its pages. */
+static __diskdump_text void dd_walk_pmd(struct dd_pick *pick, pmd_t *pmd,
+					unsigned long addr)
+{
+	unsigned int i;
+	pte_t *pte;
+
+	if (!pick->leaves) {
+		if (!pmd_leaf(*pmd))
+			dd_pick_addr(pick, pte_offset_kernel(pmd, 0));
+		return;
+	}
+	if (!is_vmalloc_or_module_addr((void *)dd_walk_addr(addr)))
+		return;
+	if (pmd_leaf(*pmd)) {
+		for (i = 0; i < PTRS_PER_PTE; i++)
+			dd_pick_pfn(pick, pmd_pfn(*pmd) + i);
+		return;
+	}
+	pte = pte_offset_kernel(pmd, 0);
+	for (i = 0; i < PTRS_PER_PTE; i++)
+		if (pte_present(ptep_get(pte + i)))
+			dd_pick_pfn(pick, pte_pfn(ptep_get(pte + i)));
+}
+
+static __diskdump_text void dd_walk_pud(struct dd_pick *pick, pud_t *pud,
+					unsigned long addr)
+{
+	unsigned int i;
+	pmd_t *pmd;
+
+	for (i = 0; i < PTRS_PER_PMD; i++) {
+		pmd = pmd_offset(pud, addr | (unsigned long)i << PMD_SHIFT);
+		if (!i && !pick->leaves)
+			dd_pick_addr(pick, pmd);
+		if (!pmd_none(*pmd) && !pmd_bad(*pmd))
+			dd_walk_pmd(pick, pmd, addr | (unsigned long)i << PMD_SHIFT);
+	}
+}
+
+static __diskdump_text void dd_walk_p4d(struct dd_pick *pick, p4d_t *p4d,
+					unsigned long addr)
+{
+	unsigned int i;
+	pud_t *pud;
+
+	for (i = 0; i < PTRS_PER_PUD; i++) {
+		pud = pud_offset(p4d, addr | (unsigned long)i << PUD_SHIFT);
+		if (!i && !pick->leaves)
+			dd_pick_addr(pick, pud);
+		if (!pud_none(*pud) && !pud_leaf(*pud) && !pud_bad(*pud))
+			dd_walk_pud(pick, pud, addr | (unsigned long)i << PUD_SHIFT);
+	}
+}
+
+/*
+ * Walk the kernel's page tables from init_mm, which every CPU uses, so
+ * reading them is safe: pick the tables themselves (a reader translates
+ * every virtual address through them, and the PTE pages of vmalloc space
+ * carry no page type in 6.12), or, with @pick->leaves, the pages mapped
+ * in vmalloc and module space (the tasks' stacks, the modules).
+ */
+static __diskdump_text void dd_walk_kernel(struct dd_pick *pick)
+{
+	unsigned long addr;
+	unsigned int i, j;
+	pgd_t *pgd;
+	p4d_t *p4d;
+
+	for (i = 0; i < PTRS_PER_PGD; i++) {
+		pgd = init_mm.pgd + i;
+		if (pgd_none(*pgd) || pgd_bad(*pgd))
+			continue;
+		for (j = 0; j < PTRS_PER_P4D; j++) {
+			addr = (unsigned long)i << PGDIR_SHIFT |
+			       (unsigned long)j << P4D_SHIFT;
+			p4d = p4d_offset(pgd, addr);
+			if (!j && !pick->leaves)
+				dd_pick_addr(pick, p4d);
+			if (!p4d_none(*p4d) && !p4d_bad(*p4d))
+				dd_walk_p4d(pick, p4d, addr);
+		}
+	}
+}
+
+/*
+ * The panicking task's stack and task_struct: a reader's first backtrace.
+ * (The other CPUs' tasks are found only under their runqueues' locks;
+ * their stacks come with vmalloc's pages.)
+ */
+static __diskdump_text void dd_pick_current(struct dd_pick *pick)
+{
+	unsigned long off;
+
+	for (off = 0; off < THREAD_SIZE; off += PAGE_SIZE)
+		dd_pick_addr(pick, task_stack_page(current) + off);
+	for (off = 0; off < arch_task_struct_size; off += PAGE_SIZE)
+		dd_pick_addr(pick, (void *)current + off);
+	dd_pick_addr(pick, (void *)current + arch_task_struct_size - 1);
+}
+
 /*
  * Choose the pages to dump: every RAM page, less the poisoned ones and
  * what the dump level excludes.  The choice is made once, before anything
@@ -754,21 +938,27 @@ dd_select_level(unsigned int level, unsigned long room, unsigned long n)
  * changes memory.
  *
  * If they do not all fit in @room blocks, the dump is truncated, unless
- * @cut_ok is false (0 is returned then, the header flagged truncated):
- * the pages the strictest level keeps (kernel data, page tables, stacks)
- * come first, and the level's other pages fill the rest in PFN order, so
- * that what fits still opens in crash and drgn.  dd_run.whole_pages is
+ * @cut_ok is false (0 is returned then, the header flagged truncated).
+ * Then what a reader needs first comes first, so that what fits still
+ * opens in crash and drgn: the kernel's page tables, the panicking task,
+ * reserved memory and the other page tables, the slabs, the pages mapped
+ * in vmalloc and module space, the other kernel pages, and last the
+ * level's other pages; each group in PFN order.  dd_run.whole_pages is
  * what the whole dump has.
  */
 static __diskdump_text unsigned long dd_select_pages(struct diskdump_header *hdr,
 						     unsigned long room,
 						     bool cut_ok)
 {
+	/* no zero test unless the level asks: it reads every page */
+	unsigned int kernel = (DISKDUMP_EXCLUDE_ALL & ~DISKDUMP_EXCLUDE_ZERO) |
+			      dd_cfg.dump_level;
+	struct dd_pick pick = { .room = room };
 	unsigned long n, poisoned;
 
 	memset(dd_cfg.dump_map, 0, dd_cfg.dump_map_blocks * PAGE_SIZE);
 	dd_run.hwpoison_pages = 0;
-	n = dd_select_level(dd_cfg.dump_level, ULONG_MAX, 0);
+	n = dd_select_level(dd_cfg.dump_level, DD_TIER_ANY, ULONG_MAX, 0);
 	dd_run.whole_pages = n;
 	if (n <= room)
 		return n;
@@ -779,10 +969,17 @@ static __diskdump_text unsigned long dd_select_pages(struct diskdump_header *hdr
 		 n, room);
 	poisoned = dd_run.hwpoison_pages;
 	memset(dd_cfg.dump_map, 0, dd_cfg.dump_map_blocks * PAGE_SIZE);
-	/* no zero test unless the level asks: it reads every page */
-	n = dd_select_level((DISKDUMP_EXCLUDE_ALL & ~DISKDUMP_EXCLUDE_ZERO) |
-			 dd_cfg.dump_level, room, 0);
-	n = dd_select_level(dd_cfg.dump_level, room, n);
+	dd_walk_kernel(&pick);
+	dd_pick_current(&pick);
+	n = dd_select_level(kernel, DD_TIER_SKELETON, room, pick.n);
+	n = dd_select_level(kernel, DD_TIER_SLAB, room, n);
+	pick.n = n;
+	pick.leaves = true;
+	dd_walk_kernel(&pick);
+	pr_emerg("%lu pages of page tables, the panicking task, reserved memory and slabs; %lu with vmalloc's\n",
+		 n, pick.n);
+	n = dd_select_level(kernel, DD_TIER_ANY, room, pick.n);
+	n = dd_select_level(dd_cfg.dump_level, DD_TIER_ANY, room, n);
 	dd_run.hwpoison_pages = poisoned;
 	return n;
 }
