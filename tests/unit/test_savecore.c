@@ -683,6 +683,55 @@ static int test_interrupted_dump_is_scanned(void)
 	return 0;
 }
 
+/*
+ * NVMe completes the writes in flight in any order: an unfinished dump may
+ * hold pages written after a block never written.  Ranks 0-49 and 60-76
+ * written, 50-59 still formatted: savecore keeps all 67, in the ELF file
+ * and the kdump file, each at its PFN, and leaves the ten out.
+ */
+static int test_interrupted_dump_keeps_pages_after_a_hole(void)
+{
+	unsigned char page[BS];
+	uint64_t want[BS / 8];
+	char why[256], b[BS];
+	struct dd_dump d;
+	struct img im;
+	size_t len;
+	char *elf, *kd;
+	int fd, seen = 0;
+
+	img_init(&im, "hole", 600);
+	im.written = 77;
+	im.status = DISKDUMP_STATUS_WRITING;
+	make_dump(&im);
+	fd = open(im.path, O_RDWR);
+	for (uint64_t r = 50; r < 60; r++) {
+		dd_fill_fmt_block(b, im.h.data_block + r, 600);
+		put(fd, im.h.data_block + r, b, BS);
+	}
+	close(fd);
+	CHECK(load(&im, &d, why) == 0);
+	CHECK(d.present == 67);
+	CHECK(dd_partial(&d));
+	dd_free(&d);
+	elf = save_elf(&im, &len);
+	kd = save_kdump(&im, DD_ZLIB, &len);
+	CHECK(elf && kd);
+	for (uint64_t pfn = im.ram_lo; pfn < im.ram_hi; pfn++) {
+		uint64_t r = pfn - im.ram_lo;
+		bool there = r < 50 || (r >= 60 && r < 77);
+		const uint64_t *e = elf_phys(elf, pfn * BS, &seen);
+
+		fill_page(want, pfn);
+		CHECK(there ? e && !memcmp(e, want, BS) : !e);
+		CHECK(kdump_page(kd, len, pfn, page) == (there ? 1 : 0));
+		CHECK(!there || !memcmp(page, want, BS));
+	}
+	free(elf);
+	free(kd);
+	return 0;
+}
+
 static int test_empty_and_foreign(void)
 {
 	struct img im;
@@ -2391,6 +2440,7 @@ int main(int argc, char **argv)
 	RUN(test_truncated_dump_is_partial);
 	RUN(test_chosen_truncated_dump_is_partial);
 	RUN(test_interrupted_dump_is_scanned);
+	RUN(test_interrupted_dump_keeps_pages_after_a_hole);
 	RUN(test_empty_and_foreign);
 	RUN(test_corrupt_headers_are_refused);
 	RUN(test_savecore_binary_cycle);

@@ -104,6 +104,29 @@ static int load_block0(struct dd_dev *dev, struct dd_dump *d, char *why,
 }
 
 /*
+ * Which of the dump's page blocks are on the partition: the first
+ * written_pages of a finished dump; those the scan finds written in an
+ * unfinished one.
+ */
+static int count_written(struct dd_dev *dev, struct dd_dump *d, char *why,
+			 size_t whylen)
+{
+	if (d->h.status != DISKDUMP_STATUS_WRITING) {
+		d->present = d->extent = d->h.written_pages;
+		return 0;
+	}
+	/* the scan stops at the partition's end, whatever the header says */
+	d->written = calloc(1, (d->h.nr_dump_pages < d->h.partition_blocks ?
+				d->h.nr_dump_pages : d->h.partition_blocks) / 8 + 1);
+	if (!d->written) {
+		snprintf(why, whylen, "out of memory for the map of written pages");
+		return -DD_EXIT_ERROR;
+	}
+	d->present = dd_scan_written(dev, &d->h, d->written, &d->extent);
+	return 0;
+}
+
+/*
  * A partial dump: pages the bitmap lists are not on the partition (a write
  * error, a panic in the dump), or the kernel had to leave pages of the dump
  * level out because the partition was too small (it then chooses the pages
@@ -118,7 +141,7 @@ bool dd_partial(const struct dd_dump *d)
 int dd_load(struct dd_dev *dev, struct dd_dump *d,
 	    const struct dd_load_opts *opts, char *why, size_t whylen)
 {
-	uint64_t nb, rank = 0, pfn, written;
+	uint64_t nb, rank = 0, pfn;
 	uint8_t *block;
 	int ret;
 
@@ -162,9 +185,7 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d,
 		if (!dev->keyfile) {
 			/* saved as it is, to be decoded where the key is */
 			d->sealed = true;
-			d->present = d->h.status == DISKDUMP_STATUS_WRITING ?
-				     dd_scan_written(dev, &d->h) : d->h.written_pages;
-			return 0;
+			return count_written(dev, d, why, whylen);
 		}
 		ret = dd_unseal(dev, &d->h, d->opts.force, why, whylen);
 		if (ret)
@@ -205,22 +226,23 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d,
 		return -DD_EXIT_CORRUPT;
 	}
 
-	written = d->h.written_pages;
-	if (d->h.status == DISKDUMP_STATUS_WRITING)
-		written = dd_scan_written(dev, &d->h);
-	d->present = written;
-	return 0;
+	return count_written(dev, d, why, whylen);
 }
 
 /*
  * The kernel stopped while writing: the header was never finalised.  The
- * page blocks it did write are no longer formatted; the first one that is,
- * every byte of it (or a block of format version 1, from an older kernel),
- * marks where it stopped.
+ * page blocks it did write are no longer formatted (every byte of a block
+ * that still is says it was not written; a block of format version 1,
+ * from an older kernel, counts as formatted too).  Writes in flight
+ * complete in any order (an NVMe queue's do), so a block written may
+ * follow one that was not: every block is looked at.  Sets a bit of
+ * @written (a bit per rank, zeroed) for each block written, *@extent to
+ * the ranks looked at; returns how many were written.
  */
-uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h)
+uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h,
+			 uint8_t *written, uint64_t *extent)
 {
-	uint64_t max = h->nr_dump_pages, done = 0;
+	uint64_t max = h->nr_dump_pages, done = 0, count = 0;
 	uint64_t end = dev->blocks < h->partition_blocks ? dev->blocks : h->partition_blocks;
 	uint64_t room = end > h->data_block ? end - h->data_block : 0;
 	char *buf = dd_alloc_blocks(COPY_CHUNK);
@@ -232,15 +254,18 @@ uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h)
 
 		if (dd_read_raw_blocks(dev, h->data_block + done, buf, n))
 			break;
-		for (uint64_t i = 0; i < n; i++, done++)
+		for (uint64_t i = 0; i < n; i++, done++) {
 			if (dd_fmt_block_check(buf + i * DISKDUMP_BLOCK_SIZE,
 					       h->data_block + done,
 					       h->partition_blocks) != DD_FMT_BAD)
-				goto out;
+				continue;
+			written[done / 8] |= (uint8_t)(1 << (done % 8));
+			count++;
+		}
 	}
-out:
 	free(buf);
-	return done;
+	*extent = done;
+	return count;
 }
 
 void dd_free(struct dd_dump *d)
@@ -248,12 +273,14 @@ void dd_free(struct dd_dump *d)
 	free(d->ram_map);
 	free(d->dump_map);
 	free(d->notes);
+	free(d->written);
 	free(d->segs);
 	free(d->rank_base);
 	d->rank_base = NULL;
 	d->ram_map = NULL;
 	d->dump_map = NULL;
 	d->notes = NULL;
+	d->written = NULL;
 	d->segs = NULL;
 }
 
@@ -295,7 +322,7 @@ static int add_runs(struct dd_dump *d, uint64_t lo_pfn, uint64_t hi_pfn,
 		hi_pfn = d->h.max_pfn;
 	for (pfn = 0; pfn <= hi_pfn; pfn++) {
 		bool present = pfn < hi_pfn && dd_test_bit(d->dump_map, pfn) &&
-			       rank < d->present && pfn >= lo_pfn;
+			       dd_rank_present(d, rank) && pfn >= lo_pfn;
 
 		if (present && !in_run) {
 			in_run = true;
@@ -368,7 +395,7 @@ static int64_t pfn_rank(struct dd_dump *d, uint64_t pfn)
 	rank = d->rank_base[chunk];
 	for (p = chunk * 4096; p < pfn; p++)
 		rank += dd_test_bit(d->dump_map, p);
-	return rank < d->present ? (int64_t)rank : -1;
+	return dd_rank_present(d, rank) ? (int64_t)rank : -1;
 }
 
 static int read_phys_u64(struct dd_dev *dev, struct dd_dump *d, uint64_t pa,
@@ -712,13 +739,14 @@ void dd_print_summary(FILE *f, const struct dd_dump *d, const char *dev)
 
 /*
  * An encrypted dump without its key: the partition image as it is, up to
- * the last block the dump used (and the format block after it, which marks
- * where an unfinished dump stopped), sparse to the partition's size, so
- * that savecore -K reads the file as it would the partition.
+ * the last block the dump may have used (and the block after it), sparse
+ * to the partition's size, so that savecore -K reads the file as it would
+ * the partition.  Of an unfinished dump, every block its scan looked at:
+ * the blocks still formatted say which were not written.
  */
 uint64_t dd_sealed_blocks(const struct dd_dump *d)
 {
-	uint64_t end = d->h.data_block + d->present + 1;
+	uint64_t end = d->h.data_block + d->extent + 1;
 
 	return end < d->h.partition_blocks ? end : d->h.partition_blocks;
 }

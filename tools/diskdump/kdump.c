@@ -243,25 +243,27 @@ static int write_headers(const struct dd_dump *d, int fd, enum dd_compress how,
 }
 
 /*
- * The dumpable bitmap: the pages the partition actually holds, the first
- * d->present of the dump bitmap's pages.
+ * The dumpable bitmap: the pages of the dump bitmap the partition actually
+ * holds (dd_rank_present()).
  */
 static int write_bitmaps(const struct dd_dump *d, int fd, uint64_t off,
 			 uint64_t map_bytes, uint64_t *nr_pages)
 {
 	uint8_t *present = calloc(1, map_bytes);
-	uint64_t rank = 0;
+	uint64_t rank = 0, n = 0;
 	int ret;
 
 	if (!present)
 		return -DD_EXIT_ERROR;
-	for (uint64_t pfn = 0; pfn < d->h.max_pfn && rank < d->present; pfn++) {
-		if (dd_test_bit(d->dump_map, pfn)) {
+	for (uint64_t pfn = 0; pfn < d->h.max_pfn && rank < d->extent; pfn++) {
+		if (!dd_test_bit(d->dump_map, pfn))
+			continue;
+		if (dd_rank_present(d, rank++)) {
 			present[pfn / 8] |= (uint8_t)(1 << (pfn % 8));
-			rank++;
+			n++;
 		}
 	}
-	*nr_pages = rank;
+	*nr_pages = n;
 	ret = dd_write_full(fd, d->ram_map, (d->h.max_pfn + 7) / 8, off);
 	if (!ret)
 		ret = dd_write_full(fd, present, map_bytes, off + map_bytes);
@@ -275,6 +277,7 @@ static int write_bitmaps(const struct dd_dump *d, int fd, uint64_t off,
  */
 #define PACKED_SLACK	(PAGE_BOUND - DISKDUMP_BLOCK_SIZE)
 #define ZERO_PAGE	(-1)
+#define ABSENT_PAGE	(-2)	/* not written by an unfinished dump */
 
 /*
  * A chunk of pages packed by a worker: its descriptors, their offsets
@@ -291,8 +294,12 @@ static unsigned char *packed_data(struct packed *pk)
 	return (unsigned char *)&pk->pd[dd_pipe_chunk()];
 }
 
-/* Compress @n pages from @in into @out, filling @pd and @len. */
-static void pack_pages(struct packer *pk, const unsigned char *in, uint64_t n,
+/*
+ * Compress @n pages from @in, the pages of ranks @rank on of @d, into
+ * @out, filling @pd and @len.
+ */
+static void pack_pages(struct packer *pk, const struct dd_dump *d, uint64_t rank,
+		       const unsigned char *in, uint64_t n,
 		       struct kdump_page_desc *pd, unsigned char *out, size_t *len)
 {
 	size_t used = 0;
@@ -302,6 +309,10 @@ static void pack_pages(struct packer *pk, const unsigned char *in, uint64_t n,
 		size_t clen;
 
 		memset(&pd[i], 0, sizeof(pd[i]));
+		if (!dd_rank_present(d, rank + i)) {
+			pd[i].offset = ABSENT_PAGE;
+			continue;
+		}
 		if (page_is_zero(page)) {
 			pd[i].offset = ZERO_PAGE;
 			pd[i].size = DISKDUMP_BLOCK_SIZE;
@@ -327,7 +338,7 @@ struct kdump_out {
 	struct packer *packers;		/* one per worker */
 	uint64_t desc_off, zero_off;
 	uint64_t data;			/* where the next page data goes */
-	uint64_t done, nr_pages;
+	uint64_t done, nr_pages;	/* descriptors written, and to write */
 	struct dd_behind behind;
 };
 
@@ -336,30 +347,41 @@ static int kdump_work(void *arg, struct dd_chunk *c, unsigned int worker)
 	struct kdump_out *o = arg;
 	struct packed *pk = c->priv;
 
-	pack_pages(&o->packers[worker], c->buf, c->n, pk->pd, packed_data(pk), &pk->len);
+	pack_pages(&o->packers[worker], o->d, c->block - o->d->h.data_block, c->buf,
+		   c->n, pk->pd, packed_data(pk), &pk->len);
 	return 0;
 }
 
-/* In order: the chunk's data where the last one's ended, then its descriptors. */
+/*
+ * In order: the chunk's data where the last one's ended, then the
+ * descriptors of its pages that are present, after the last chunk's.
+ */
 static int kdump_emit(void *arg, struct dd_chunk *c)
 {
 	struct kdump_out *o = arg;
 	struct packed *pk = c->priv;
-	uint64_t rank = c->block - o->d->h.data_block;
+	uint64_t kept = 0;
 	int ret;
 
-	for (uint64_t i = 0; i < c->n; i++)
-		pk->pd[i].offset = pk->pd[i].offset == ZERO_PAGE ? (int64_t)o->zero_off :
-				   (int64_t)o->data + pk->pd[i].offset;
+	for (uint64_t i = 0; i < c->n; i++) {
+		if (pk->pd[i].offset == ABSENT_PAGE)
+			continue;
+		pk->pd[kept] = pk->pd[i];
+		pk->pd[kept].offset = pk->pd[i].offset == ZERO_PAGE ? (int64_t)o->zero_off :
+				      (int64_t)o->data + pk->pd[i].offset;
+		kept++;
+	}
+	if (o->done + kept > o->nr_pages)
+		return -DD_EXIT_ERROR;
 	ret = dd_write_full(o->fd, packed_data(pk), pk->len, o->data);
 	if (!ret)
-		ret = dd_write_full(o->fd, pk->pd, c->n * sizeof(pk->pd[0]),
-				    o->desc_off + rank * sizeof(pk->pd[0]));
+		ret = dd_write_full(o->fd, pk->pd, kept * sizeof(pk->pd[0]),
+				    o->desc_off + o->done * sizeof(pk->pd[0]));
 	if (ret)
 		return ret;
 	o->data += pk->len;
 	dd_behind_advance(&o->behind, o->data);
-	o->done += c->n;
+	o->done += kept;
 	dd_progress(o->d->opts.quiet, o->done, o->nr_pages);
 	return 0;
 }
@@ -412,7 +434,7 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 	ret = zero ? dd_write_full(fd, zero, DISKDUMP_BLOCK_SIZE, o.zero_off) : -DD_EXIT_ERROR;
 	dd_behind_init(&o.behind, fd, o.data);
 	if (!ret)
-		ret = dd_pipe_run(dev, d->h.data_block, nr_pages, &pipe);
+		ret = dd_pipe_run(dev, d->h.data_block, d->extent, &pipe);
 	free(zero);
 out:
 	for (unsigned int i = 0; o.packers && i < ready; i++)

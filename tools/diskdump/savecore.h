@@ -37,6 +37,8 @@ struct dd_dump {
 	uint8_t *dump_map;
 	char *notes;
 	uint64_t present;	/* page blocks actually on the partition */
+	uint64_t extent;	/* ranks that may be present: 0 .. extent - 1 */
+	uint8_t *written;	/* unfinished: a bit per rank, its block written */
 	struct dd_seg *segs;
 	size_t nr_segs;
 	size_t cap_segs;
@@ -50,7 +52,13 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d,
 	    const struct dd_load_opts *opts, char *why, size_t whylen);
 /* Pages of the dump level are missing (see the header's flags). */
 bool dd_partial(const struct dd_dump *d);
-uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h);
+uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h,
+			 uint8_t *written, uint64_t *extent);
+/* Whether the page of dump rank @rank is on the partition. */
+static inline bool dd_rank_present(const struct dd_dump *d, uint64_t rank)
+{
+	return rank < d->extent && (!d->written || dd_test_bit(d->written, rank));
+}
 int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d);
 const char *dd_vmcoreinfo(const struct dd_dump *d, const char *key, char *val,
 			  size_t vallen);
