@@ -862,8 +862,12 @@ check_readers() {
 	grep -Eq '^drgn crashed: [0-9]+ .*start_disk_dump vpanic' "$d" || { cat "$d"; fail "drgn: the crashed thread does not unwind through start_disk_dump and vpanic"; }
 	grep -q '^drgn printk: [0-9]* panic$' "$d" || { cat "$d"; fail "drgn: no panic line in the printk records"; }
 	if [ "${READERS_PARTIAL:-0}" = 1 ]; then
-		# a truncated dump may lack some tasks' stacks, not most of them
-		grep -Eq '^drgn stacks: ([1-9][0-9]+) unwound, ' "$d" || { cat "$d"; fail "drgn: fewer than 10 stacks unwound"; }
+		# a truncated dump may lack a few tasks' stacks: a sixth at most
+		local su sf
+		su=$(sed -n 's/^drgn stacks: \([0-9]*\) unwound, .*/\1/p' "$d")
+		sf=$(sed -n 's/^drgn stacks: [0-9]* unwound, \([0-9]*\) failed$/\1/p' "$d")
+		[ -n "$su" ] && [ -n "$sf" ] && [ "$su" -ge 10 ] && [ $((sf * 5)) -le "$su" ] ||
+			{ cat "$d"; fail "drgn: ${su:-no} stacks unwound, ${sf:-?} failed"; }
 	else
 		grep -Eq '^drgn stacks: [0-9]+ unwound, 0 failed$' "$d" || { cat "$d"; fail "drgn: a thread's stack did not unwind"; }
 	fi

@@ -712,31 +712,29 @@ static __diskdump_text unsigned long dd_not_backed(struct page *page)
 }
 
 /*
- * Which kernel pages a truncated dump takes first.  A reader opens a dump
- * only through the skeleton: the kernel image and what memblock gave out
- * at boot (reserved: the page tables of the direct map, mem_map, the first
- * per-CPU chunk, the log) and the page tables made since; then the slab,
- * which holds the tasks.  The level's other pages come after.
+ * Which kernel pages a truncated dump takes first, after the kernel's page
+ * tables and the panicking task (dd_walk_kernel(), dd_pick_current()):
+ * reserved memory (the kernel image and what memblock gave out at boot:
+ * mem_map, the first per-CPU chunk with the IRQ stacks, the log), then the
+ * slabs, which hold the tasks.  The level's other pages come after.
  */
 enum dd_tier {
-	DD_TIER_SKELETON,
+	DD_TIER_RESERVED,
 	DD_TIER_SLAB,
 	DD_TIER_ANY,
 };
 
 /*
  * Whether @page belongs to @tier.  PG_reserved is read from the flags
- * word, not with PageReserved(), whose checks would trip on a tail page.
+ * word: PageReserved()'s debug check would trip on a poisoned struct page.
  */
 static __diskdump_text bool dd_in_tier(struct page *page, enum dd_tier tier)
 {
 	struct page *head;
 
-	if (tier == DD_TIER_ANY)
+	if (tier == DD_TIER_ANY || test_bit(PG_reserved, &page->flags))
 		return true;
-	if (test_bit(PG_reserved, &page->flags) || PageTable(page))
-		return true;
-	if (tier == DD_TIER_SKELETON)
+	if (tier == DD_TIER_RESERVED)
 		return false;
 	head = dd_head_page(page);
 	return head && folio_test_slab((struct folio *)head);
@@ -782,16 +780,24 @@ dd_select_level(unsigned int level, enum dd_tier tier, unsigned long room,
 	return n;
 }
 
+/* What a walk of the kernel's page tables picks. */
+enum dd_walk {
+	DD_WALK_TABLES,		/* the tables themselves */
+	DD_WALK_MODULES,	/* the pages mapped in module space */
+	DD_WALK_VMALLOC,	/* the pages mapped in vmalloc space */
+};
+
 /* A selection in progress: the dump bitmap holds @n pages of @room. */
 struct dd_pick {
 	unsigned long room;
 	unsigned long n;
-	bool leaves;		/* the walk picks vmalloc's pages, not tables */
+	enum dd_walk walk;
 };
 
 /*
  * Put @pfn in the dump, if it is RAM that may be read, not there yet, and
- * there is room.
+ * there is room.  A page mapped in vmalloc space that the dump level
+ * leaves out (user memory mapped there too) stays out.
  */
 static __diskdump_text void dd_pick_pfn(struct dd_pick *pick, unsigned long pfn)
 {
@@ -803,18 +809,49 @@ static __diskdump_text void dd_pick_pfn(struct dd_pick *pick, unsigned long pfn)
 		page = pfn_to_page(pfn);
 		if (dd_hwpoisoned(page) || dd_not_backed(page))
 			return;
+		if (pick->walk != DD_WALK_TABLES &&
+		    dd_excluded(pfn, page, dd_cfg.dump_level & ~DISKDUMP_EXCLUDE_ZERO))
+			return;
 	}
 	if (!__test_and_set_bit(pfn, dd_cfg.dump_map))
 		pick->n++;
 }
 
-/* Put the page of kernel address @addr (direct map or vmalloc) in the dump. */
-static __diskdump_text void dd_pick_addr(struct dd_pick *pick, const void *addr)
+/*
+ * Whether the page table at @pfn, which an entry points to, may be read: a
+ * RAM page with a struct page, neither poisoned, given back nor free, and
+ * mapped (a page freed under DEBUG_PAGEALLOC is not).  An entry that is
+ * corrupt, or whose table was freed by a CPU stopped before it cleared the
+ * entry, must not make the walk fault.
+ */
+static __diskdump_text bool dd_table_ok(unsigned long pfn)
 {
-	if (is_vmalloc_or_module_addr(addr))
-		dd_pick_pfn(pick, vmalloc_to_pfn(addr));
-	else if (virt_addr_valid(addr))
-		dd_pick_pfn(pick, PHYS_PFN(__pa(addr)));
+	struct page *page;
+	unsigned long probe;
+
+	if (!pfn_valid(pfn) || !dd_pfn_is_ram(pfn))
+		return false;
+	page = pfn_to_page(pfn);
+	if (dd_hwpoisoned(page) || dd_not_backed(page) || PageBuddy(page))
+		return false;
+	return !copy_from_kernel_nofault(&probe, pfn_to_kaddr(pfn), sizeof(probe));
+}
+
+/*
+ * Whether to read the table at @pfn: one that may be read, and, when the
+ * walk picks the tables, one not picked before (the KASAN shadow maps one
+ * table under many entries: it is walked once).
+ */
+static __diskdump_text bool dd_descend(struct dd_pick *pick, unsigned long pfn)
+{
+	if (!dd_table_ok(pfn))
+		return false;
+	if (pick->walk != DD_WALK_TABLES)
+		return true;
+	if (pick->n >= pick->room || __test_and_set_bit(pfn, dd_cfg.dump_map))
+		return false;
+	pick->n++;
+	return true;
 }
 
 /*
@@ -830,105 +867,184 @@ static __diskdump_text unsigned long dd_walk_addr(unsigned long addr)
 	return addr;
 }
 
-/* A walk's pick of one PMD entry's PTE table or, in vmalloc, its pages. */
-static __diskdump_text void dd_walk_pmd(struct dd_pick *pick, pmd_t *pmd,
+/* diskdump's own scratch buffers, which a truncated dump can do without. */
+static __diskdump_text bool dd_own_buffer(unsigned long addr)
+{
+	unsigned long io = (unsigned long)dd_cfg.io_buf;
+	unsigned long map = (unsigned long)dd_cfg.dump_map;
+
+	return (addr >= io && addr - io < DISKDUMP_IO_BLOCKS * PAGE_SIZE) ||
+	       (addr >= map && addr - map < dd_cfg.dump_map_blocks * PAGE_SIZE);
+}
+
+/*
+ * Whether [@addr, @addr + @size) (as the indices make it) meets the
+ * space the walk picks pages of; every address for the tables.
+ */
+static __diskdump_text bool dd_walk_wants(const struct dd_pick *pick,
+					  unsigned long addr, unsigned long size)
+{
+	unsigned long start = dd_walk_addr(addr), last = start + (size - 1);
+
+	switch (pick->walk) {
+	case DD_WALK_MODULES:
+		return start < MODULES_END && last >= MODULES_VADDR;
+	case DD_WALK_VMALLOC:
+		return start <= VMALLOC_END && last >= VMALLOC_START;
+	default:
+		return true;
+	}
+}
+
+/* The pages a PTE table maps, in the space the walk picks. */
+static __diskdump_text void dd_walk_pte(struct dd_pick *pick, pmd_t *pmd,
 					unsigned long addr)
 {
+	pte_t *pte = pte_offset_kernel(pmd, 0);
+	unsigned long a;
 	unsigned int i;
-	pte_t *pte;
+	pte_t entry;
 
-	if (!pick->leaves) {
-		if (!pmd_leaf(*pmd))
-			dd_pick_addr(pick, pte_offset_kernel(pmd, 0));
-		return;
+	for (i = 0; i < PTRS_PER_PTE && pick->n < pick->room; i++) {
+		a = addr | (unsigned long)i << PAGE_SHIFT;
+		entry = ptep_get(pte + i);
+		if (pte_present(entry) && dd_walk_wants(pick, a, PAGE_SIZE) &&
+		    !dd_own_buffer(dd_walk_addr(a)))
+			dd_pick_pfn(pick, pte_pfn(entry));
 	}
-	if (!is_vmalloc_or_module_addr((void *)dd_walk_addr(addr)))
-		return;
-	if (pmd_leaf(*pmd)) {
-		for (i = 0; i < PTRS_PER_PTE; i++)
-			dd_pick_pfn(pick, pmd_pfn(*pmd) + i);
-		return;
-	}
-	pte = pte_offset_kernel(pmd, 0);
-	for (i = 0; i < PTRS_PER_PTE; i++)
-		if (pte_present(ptep_get(pte + i)))
-			dd_pick_pfn(pick, pte_pfn(ptep_get(pte + i)));
 }
 
 static __diskdump_text void dd_walk_pud(struct dd_pick *pick, pud_t *pud,
 					unsigned long addr)
 {
-	unsigned int i;
-	pmd_t *pmd;
+	unsigned long a;
+	unsigned int i, j;
+	pmd_t entry;
 
-	for (i = 0; i < PTRS_PER_PMD; i++) {
-		pmd = pmd_offset(pud, addr | (unsigned long)i << PMD_SHIFT);
-		if (!i && !pick->leaves)
-			dd_pick_addr(pick, pmd);
-		if (!pmd_none(*pmd) && !pmd_bad(*pmd))
-			dd_walk_pmd(pick, pmd, addr | (unsigned long)i << PMD_SHIFT);
+	for (i = 0; i < PTRS_PER_PMD && pick->n < pick->room; i++) {
+		a = addr | (unsigned long)i << PMD_SHIFT;
+		entry = pmdp_get(pmd_offset(pud, a));
+		if (pmd_none(entry) || !dd_walk_wants(pick, a, PMD_SIZE))
+			continue;
+		/* before pmd_bad(), which a huge page's entry is to x86 */
+		if (pmd_leaf(entry)) {
+			for (j = 0; pick->walk != DD_WALK_TABLES && j < PTRS_PER_PTE; j++)
+				dd_pick_pfn(pick, pmd_pfn(entry) + j);
+			continue;
+		}
+		if (!pmd_bad(entry) && dd_descend(pick, pmd_pfn(entry)) &&
+		    pick->walk != DD_WALK_TABLES)
+			dd_walk_pte(pick, pmd_offset(pud, a), a);
 	}
 }
 
 static __diskdump_text void dd_walk_p4d(struct dd_pick *pick, p4d_t *p4d,
 					unsigned long addr)
 {
+	unsigned long a;
 	unsigned int i;
-	pud_t *pud;
+	pud_t entry;
 
-	for (i = 0; i < PTRS_PER_PUD; i++) {
-		pud = pud_offset(p4d, addr | (unsigned long)i << PUD_SHIFT);
-		if (!i && !pick->leaves)
-			dd_pick_addr(pick, pud);
-		if (!pud_none(*pud) && !pud_leaf(*pud) && !pud_bad(*pud))
-			dd_walk_pud(pick, pud, addr | (unsigned long)i << PUD_SHIFT);
+	for (i = 0; i < PTRS_PER_PUD && pick->n < pick->room; i++) {
+		a = addr | (unsigned long)i << PUD_SHIFT;
+		entry = pudp_get(pud_offset(p4d, a));
+		/* a 1 GiB page maps only the direct map */
+		if (pud_none(entry) || pud_leaf(entry) || pud_bad(entry) ||
+		    !dd_walk_wants(pick, a, PUD_SIZE))
+			continue;
+		if (dd_descend(pick, pud_pfn(entry)))
+			dd_walk_pud(pick, pud_offset(p4d, a), a);
 	}
 }
 
 /*
- * Walk the kernel's page tables from init_mm, which every CPU uses, so
- * reading them is safe: pick the tables themselves (a reader translates
- * every virtual address through them, and the PTE pages of vmalloc space
- * carry no page type in 6.12), or, with @pick->leaves, the pages mapped
- * in vmalloc and module space (the tasks' stacks, the modules).
+ * Walk the kernel's page tables from init_mm and pick, as @pick->walk
+ * says, the tables themselves (a reader translates every virtual address
+ * through them, and the PTE pages of vmalloc space carry no page type in
+ * 6.12) or the pages mapped in module or vmalloc space (the modules, the
+ * tasks' stacks).  Every table is checked before it is read
+ * (dd_table_ok()), and the walk ends when the dump is full.
  */
 static __diskdump_text void dd_walk_kernel(struct dd_pick *pick)
 {
 	unsigned long addr;
 	unsigned int i, j;
-	pgd_t *pgd;
+	pgd_t *pgd, entry;
 	p4d_t *p4d;
 
-	for (i = 0; i < PTRS_PER_PGD; i++) {
+	if (pick->walk == DD_WALK_TABLES)
+		dd_pick_pfn(pick, PHYS_PFN(__pa(init_mm.pgd)));
+	for (i = 0; i < PTRS_PER_PGD && pick->n < pick->room; i++) {
+		addr = (unsigned long)i << PGDIR_SHIFT;
 		pgd = init_mm.pgd + i;
-		if (pgd_none(*pgd) || pgd_bad(*pgd))
+		entry = pgdp_get(pgd);
+		if (pgd_none(entry) || pgd_bad(entry) ||
+		    !dd_walk_wants(pick, addr, PGDIR_SIZE))
 			continue;
-		for (j = 0; j < PTRS_PER_P4D; j++) {
+		/* the P4D level is folded into the PGD without 5-level paging */
+		if (PTRS_PER_P4D > 1 && !dd_descend(pick, pgd_pfn(entry)))
+			continue;
+		for (j = 0; j < PTRS_PER_P4D && pick->n < pick->room; j++) {
 			addr = (unsigned long)i << PGDIR_SHIFT |
 			       (unsigned long)j << P4D_SHIFT;
 			p4d = p4d_offset(pgd, addr);
-			if (!j && !pick->leaves)
-				dd_pick_addr(pick, p4d);
-			if (!p4d_none(*p4d) && !p4d_bad(*p4d))
+			if (p4d_none(*p4d) || p4d_bad(*p4d) ||
+			    !dd_walk_wants(pick, addr, P4D_SIZE))
+				continue;
+			if (dd_descend(pick, p4d_pfn(*p4d)))
 				dd_walk_p4d(pick, p4d, addr);
 		}
 	}
 }
 
 /*
+ * The page of the panicking task's kernel address @addr, found as the
+ * walk finds pages (vmalloc_to_pfn() would WARN on an odd entry, and
+ * panic again under panic_on_warn); 0 if it is not mapped.
+ */
+static __diskdump_text unsigned long dd_kernel_pfn(unsigned long addr)
+{
+	pgd_t *pgd = pgd_offset_k(addr);
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+	pte_t pte;
+
+	if (!is_vmalloc_or_module_addr((void *)addr))
+		return virt_addr_valid(addr) ? PHYS_PFN(__pa(addr)) : 0;
+	if (pgd_none(*pgd) || pgd_bad(*pgd) ||
+	    (PTRS_PER_P4D > 1 && !dd_table_ok(pgd_pfn(*pgd))))
+		return 0;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none(*p4d) || p4d_bad(*p4d) || !dd_table_ok(p4d_pfn(*p4d)))
+		return 0;
+	pud = pud_offset(p4d, addr);
+	if (pud_none(*pud) || pud_leaf(*pud) || pud_bad(*pud) ||
+	    !dd_table_ok(pud_pfn(*pud)))
+		return 0;
+	pmd = pmd_offset(pud, addr);
+	if (pmd_leaf(*pmd))
+		return pmd_pfn(*pmd) + pte_index(addr);
+	if (pmd_none(*pmd) || pmd_bad(*pmd) || !dd_table_ok(pmd_pfn(*pmd)))
+		return 0;
+	pte = ptep_get(pte_offset_kernel(pmd, addr));
+	return pte_present(pte) ? pte_pfn(pte) : 0;
+}
+
+/*
  * The panicking task's stack and task_struct: a reader's first backtrace.
- * (The other CPUs' tasks are found only under their runqueues' locks;
- * their stacks come with vmalloc's pages.)
+ * (The stacks of the tasks the other CPUs ran come with vmalloc's pages.)
  */
 static __diskdump_text void dd_pick_current(struct dd_pick *pick)
 {
-	unsigned long off;
+	unsigned long stack = (unsigned long)task_stack_page(current);
+	unsigned long task = (unsigned long)current, off;
 
 	for (off = 0; off < THREAD_SIZE; off += PAGE_SIZE)
-		dd_pick_addr(pick, task_stack_page(current) + off);
+		dd_pick_pfn(pick, dd_kernel_pfn(stack + off));
 	for (off = 0; off < arch_task_struct_size; off += PAGE_SIZE)
-		dd_pick_addr(pick, (void *)current + off);
-	dd_pick_addr(pick, (void *)current + arch_task_struct_size - 1);
+		dd_pick_pfn(pick, dd_kernel_pfn(task + off));
+	dd_pick_pfn(pick, dd_kernel_pfn(task + arch_task_struct_size - 1));
 }
 
 /*
@@ -941,10 +1057,10 @@ static __diskdump_text void dd_pick_current(struct dd_pick *pick)
  * @cut_ok is false (0 is returned then, the header flagged truncated).
  * Then what a reader needs first comes first, so that what fits still
  * opens in crash and drgn: the kernel's page tables, the panicking task,
- * reserved memory and the other page tables, the slabs, the pages mapped
- * in vmalloc and module space, the other kernel pages, and last the
- * level's other pages; each group in PFN order.  dd_run.whole_pages is
- * what the whole dump has.
+ * reserved memory, the slabs (these two in PFN order), the pages mapped in
+ * vmalloc space, then in module space (in address order), the other
+ * kernel pages, and last the level's other pages (in PFN order).
+ * dd_run.whole_pages is what the whole dump has.
  */
 static __diskdump_text unsigned long dd_select_pages(struct diskdump_header *hdr,
 						     unsigned long room,
@@ -971,12 +1087,15 @@ static __diskdump_text unsigned long dd_select_pages(struct diskdump_header *hdr
 	memset(dd_cfg.dump_map, 0, dd_cfg.dump_map_blocks * PAGE_SIZE);
 	dd_walk_kernel(&pick);
 	dd_pick_current(&pick);
-	n = dd_select_level(kernel, DD_TIER_SKELETON, room, pick.n);
+	n = dd_select_level(kernel, DD_TIER_RESERVED, room, pick.n);
 	n = dd_select_level(kernel, DD_TIER_SLAB, room, n);
 	pick.n = n;
-	pick.leaves = true;
+	/* the tasks' stacks before the modules */
+	pick.walk = DD_WALK_VMALLOC;
 	dd_walk_kernel(&pick);
-	pr_emerg("%lu pages of page tables, the panicking task, reserved memory and slabs; %lu with vmalloc's\n",
+	pick.walk = DD_WALK_MODULES;
+	dd_walk_kernel(&pick);
+	pr_emerg("%lu pages of page tables, the panicking task, reserved memory and slabs; %lu with vmalloc's and the modules'\n",
 		 n, pick.n);
 	n = dd_select_level(kernel, DD_TIER_ANY, room, pick.n);
 	n = dd_select_level(dd_cfg.dump_level, DD_TIER_ANY, room, n);
