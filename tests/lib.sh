@@ -479,7 +479,8 @@ virtio_busy() {
 	dev="-device virtio-blk-pci,drive=dd0,addr=0x18,num-queues=2${1:+,$1}"
 	[ -n "${IOMMU:-}" ] && dev="$dev,iommu_platform=on,disable-legacy=on"
 	dev="$dev -drive file=$WORK/dump.img,if=none,format=raw,id=dd0"
-	SMP=2 two_qemus "$args" "$dev,throttling.iops-total=200" "$dev"
+	SMP=2 two_qemus "$args" "$dev,throttling.iops-total=200 -D $WORK/nvme-trace.log
+		-trace enable=pci_nvme_write -trace enable=pci_nvme_flush_ns" "$dev"
 	expect_log "$dm" "virtio_blk virtio[0-9]+: dump queue dump, [0-9]+ entries" "no virtqueue was set aside for dumps"
 	vdev=$(grep -Eo 'virtio_blk virtio[0-9]+: dump queue dump' "$dm" | head -1 | cut -d' ' -f2)
 	expect_log "$dm" "virtio_blk $vdev 1/0/0 default/read/poll queues" "the block layer was given both queues of ${vdev%:}"
@@ -556,17 +557,61 @@ nvme_busy() {
 	queue_disks
 	args="ddtest=busyread ddbusy=/dev/nvme0n1p2 ddmib=16 ddtrigger=sysrq dddevs=/dev/nvme0n1p1"
 	dev="-device nvme,serial=diskdump0,drive=dd0 -drive file=$WORK/dump.img,if=none,format=raw,id=dd0"
-	SMP=2 two_qemus "$args" "$dev,throttling.iops-total=200" "$dev"
+	SMP=2 two_qemus "$args" "$dev,throttling.iops-total=200 -D $WORK/nvme-trace.log
+		-trace enable=pci_nvme_write -trace enable=pci_nvme_flush_ns" "$dev"
 	expect_log "$dm" "nvme nvme0: dump queue [0-9]+, [0-9]+ entries" "no dump queue was created"
 	expect_log "$log" "GUEST: reader passes before the crash: [1-9]" "the background reader did not run"
 	expect_log "$log" "trying partition 259:" "the NVMe partition was not tried"
 	DUMPDEV=/dev/nvme0n1p1 check_saved_dump "sysrq triggered crash" 2
 	check_queue_pages "nvme nvme0" nvme_dump
+	# p1 starts at sector 2048, in 512-byte LBAs
+	check_flush_order "$WORK/nvme-trace.log" 2048 >"$WORK/flush.txt"
+	note "$(cat "$WORK/flush.txt")"
 	[ "$(part_sum "$WORK/dump.img" 2)" = "$SUM2" ] || fail "nvme0n1p2 changed"
 	note "$(grep -o 'dump queue [0-9]*, [0-9]* entries, [0-9]* KiB per command' "$dm" | head -1); p2 unchanged"
 	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log")"
 	check_gdb
 	check_readers "sysrq triggered crash" ddpattern 2 "__handle_sysrq|sysrq_handle_crash"
+}
+
+# check_flush_order TRACE LBA: QEMU's NVMe trace of the dump's boot
+# (pci_nvme_write and pci_nvme_flush_ns, in the order the controller took
+# them): the last write is the final header, at LBA (the partition's first
+# block); a flush comes between the last page written and it, and another
+# after it.  A drive's cache may write its blocks in any order: a header
+# saying COMPLETE flushed with the pages could reach the medium first.
+check_flush_order() {
+	local out
+	out=$(python3 - "$1" "$2" <<'PY'
+
+import re, sys
+ev = []
+for line in open(sys.argv[1], errors='replace'):
+    m = re.search(r'pci_nvme_write .*lba 0x([0-9a-f]+)', line)
+    if m:
+        ev.append(int(m.group(1), 16))
+    elif 'pci_nvme_flush_ns' in line:
+        ev.append('flush')
+def end(msg, ok=False):
+    print(msg)
+    sys.exit(0 if ok else 1)
+hdr = int(sys.argv[2])
+writes = [i for i, e in enumerate(ev) if e != 'flush']
+if not writes:
+    end('no write traced')
+last = writes[-1]
+if ev[last] != hdr:
+    end('the last write is at LBA %#x, not the header at %#x' % (ev[last], hdr))
+pages = [i for i in writes if ev[i] != hdr]
+if not pages:
+    end('no page written')
+between = ev[pages[-1] + 1:last].count('flush')
+after = ev[last + 1:].count('flush')
+end('%d writes; flushes between the last page and the final header: %d, after it: %d'
+    % (len(writes), between, after), between and after)
+PY
+) || fail "the final header is not fenced by cache flushes: $out"
+	echo "$out"
 }
 
 # info_matches INFO KEY REGEX: the info file's KEY is, whole, what the

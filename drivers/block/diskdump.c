@@ -1487,6 +1487,15 @@ static __diskdump_text int dd_write_dump(struct disk_dump_partition *part)
 			 hdr->written_pages - min_t(u64, hdr->written_pages,
 						    dd_run.direct_pages));
 
+	/*
+	 * The pages on the medium before the header that says they are: a
+	 * drive's write cache may write its blocks in any order.  The caller
+	 * flushes again after the header.
+	 */
+	if (!ret && part->dev->ops->shutdown(part->dev)) {
+		pr_emerg("cache flush before the final header failed\n");
+		ret = -EIO;
+	}
 	if (ret)
 		hdr->flags |= DISKDUMP_FLAG_IO_ERROR;
 	else if (hdr->written_pages < hdr->nr_dump_pages)

@@ -54,7 +54,8 @@ struct disk_dump_partition;
  *	touch the hardware in a way that loses data.
  * @quiesce: stop the device's normal work: drop or finish in-flight
  *	commands, so that only dump commands run from here on.
- * @shutdown: flush the device's write cache after the dump.
+ * @shutdown: flush the device's write cache: after the dump's pages, and
+ *	again after its final header, so it must be repeatable.
  * @rw_block: read (@rw == 0) or write (@rw == 1) @nr_blocks blocks of
  *	DISKDUMP_BLOCK_SIZE bytes at block @block_nr of @part, from or to the
  *	kernel virtual address @buf, by polling.  @nr_blocks is at most the
