@@ -112,7 +112,8 @@ static int count_written(struct dd_dev *dev, struct dd_dump *d, char *why,
 			 size_t whylen)
 {
 	if (d->h.status != DISKDUMP_STATUS_WRITING) {
-		d->present = d->extent = d->h.written_pages;
+		d->present = d->h.written_pages;
+		d->extent = d->h.written_pages;
 		return 0;
 	}
 	/* the scan stops at the partition's end, whatever the header says */

@@ -54,11 +54,13 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d,
 bool dd_partial(const struct dd_dump *d);
 uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h,
 			 uint8_t *written, uint64_t *extent);
+
 /* Whether the page of dump rank @rank is on the partition. */
 static inline bool dd_rank_present(const struct dd_dump *d, uint64_t rank)
 {
 	return rank < d->extent && (!d->written || dd_test_bit(d->written, rank));
 }
+
 int dd_plan_segments(struct dd_dev *dev, struct dd_dump *d);
 const char *dd_vmcoreinfo(const struct dd_dump *d, const char *key, char *val,
 			  size_t vallen);
