@@ -111,19 +111,22 @@ static int load_block0(struct dd_dev *dev, struct dd_dump *d, char *why,
 static int count_written(struct dd_dev *dev, struct dd_dump *d, char *why,
 			 size_t whylen)
 {
+	/* the scan stops at the partition's end, whatever the header says */
+	uint64_t ranks = d->h.nr_dump_pages < d->h.partition_blocks ?
+			 d->h.nr_dump_pages : d->h.partition_blocks;
+
 	if (d->h.status != DISKDUMP_STATUS_WRITING) {
 		d->present = d->h.written_pages;
 		d->extent = d->h.written_pages;
+		d->scanned = d->h.written_pages;
 		return 0;
 	}
-	/* the scan stops at the partition's end, whatever the header says */
-	d->written = calloc(1, (d->h.nr_dump_pages < d->h.partition_blocks ?
-				d->h.nr_dump_pages : d->h.partition_blocks) / 8 + 1);
-	if (!d->written) {
-		snprintf(why, whylen, "out of memory for the map of written pages");
+	d->written = calloc(1, ranks / 8 + 1);
+	if (!d->written || dd_scan_written(dev, d)) {
+		snprintf(why, whylen, "cannot find which pages the unfinished dump wrote: %s",
+			 d->written ? "the scan failed" : "out of memory");
 		return -DD_EXIT_ERROR;
 	}
-	d->present = dd_scan_written(dev, &d->h, d->written, &d->extent);
 	return 0;
 }
 
@@ -231,42 +234,67 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d,
 }
 
 /*
- * The kernel stopped while writing: the header was never finalised.  The
- * page blocks it did write are no longer formatted (every byte of a block
- * that still is says it was not written; a block of format version 1,
- * from an older kernel, counts as formatted too).  Writes in flight
- * complete in any order (an NVMe queue's do), so a block written may
- * follow one that was not: every block is looked at.  Sets a bit of
- * @written (a bit per rank, zeroed) for each block written, *@extent to
- * the ranks looked at; returns how many were written.
+ * Whether the raw block @blk, the page block of rank @rank, was written.
+ * A block still formatted, every byte of it, was not (a block of format
+ * version 1, from an older kernel, counts as formatted too).  Nor was an
+ * encrypted dump's block of zeros: the tail of a sealed file is sparse
+ * (savecore -K reads one as the partition), and ciphertext is never a
+ * page of zeros.
  */
-uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h,
-			 uint8_t *written, uint64_t *extent)
+static bool block_written(const struct diskdump_header *h, const char *blk,
+			  uint64_t rank)
 {
-	uint64_t max = h->nr_dump_pages, done = 0, count = 0;
+	static const char zero[DISKDUMP_BLOCK_SIZE];
+
+	if (dd_fmt_block_check(blk, h->data_block + rank, h->partition_blocks) != DD_FMT_BAD)
+		return false;
+	return h->cipher == DISKDUMP_CIPHER_NONE || memcmp(blk, zero, sizeof(zero));
+}
+
+/*
+ * The kernel stopped while writing: the header was never finalised.  Find
+ * the page blocks it did write.  Writes in flight complete in any order
+ * (an NVMe queue's do), so a block written may follow one that was not:
+ * every block is looked at, a block that cannot be read counting as not
+ * written.  Sets a bit of d->written (a bit per rank, zeroed) for each
+ * block written, d->present to their count, d->extent to the last one's
+ * rank + 1 and d->scanned to the ranks looked at.  Returns 0, or -1 if
+ * there is no memory to read with.
+ */
+int dd_scan_written(struct dd_dev *dev, struct dd_dump *d)
+{
+	const struct diskdump_header *h = &d->h;
+	uint64_t max = h->nr_dump_pages, done = 0;
 	uint64_t end = dev->blocks < h->partition_blocks ? dev->blocks : h->partition_blocks;
 	uint64_t room = end > h->data_block ? end - h->data_block : 0;
 	char *buf = dd_alloc_blocks(COPY_CHUNK);
 
+	if (!buf)
+		return -1;
+	d->present = 0;
+	d->extent = 0;
 	if (max > room)
 		max = room;
-	while (buf && done < max) {
+	while (done < max) {
 		uint64_t n = max - done < COPY_CHUNK ? max - done : COPY_CHUNK;
+		bool whole = !dd_read_raw_blocks(dev, h->data_block + done, buf, n);
 
-		if (dd_read_raw_blocks(dev, h->data_block + done, buf, n))
-			break;
 		for (uint64_t i = 0; i < n; i++, done++) {
-			if (dd_fmt_block_check(buf + i * DISKDUMP_BLOCK_SIZE,
-					       h->data_block + done,
-					       h->partition_blocks) != DD_FMT_BAD)
+			char *blk = buf + i * DISKDUMP_BLOCK_SIZE;
+
+			/* a chunk that failed is read again block by block */
+			if (!whole && dd_read_raw_blocks(dev, h->data_block + done, blk, 1))
 				continue;
-			written[done / 8] |= (uint8_t)(1 << (done % 8));
-			count++;
+			if (!block_written(h, blk, done))
+				continue;
+			d->written[done / 8] |= (uint8_t)(1 << (done % 8));
+			d->present++;
+			d->extent = done + 1;
 		}
 	}
 	free(buf);
-	*extent = done;
-	return count;
+	d->scanned = done;
+	return 0;
 }
 
 void dd_free(struct dd_dump *d)
@@ -740,14 +768,16 @@ void dd_print_summary(FILE *f, const struct dd_dump *d, const char *dev)
 
 /*
  * An encrypted dump without its key: the partition image as it is, up to
- * the last block the dump may have used (and the block after it), sparse
- * to the partition's size, so that savecore -K reads the file as it would
- * the partition.  Of an unfinished dump, every block its scan looked at:
- * the blocks still formatted say which were not written.
+ * the last block the dump may have used, sparse to the partition's size,
+ * so that savecore -K reads the file as it would the partition.  Of an
+ * unfinished dump, every block its scan looked at: the blocks still
+ * formatted say which were not written, and the scan takes the sparse
+ * tail as not written either.  (One block more, as older savecores
+ * copied: the block that ended their scan.)
  */
 uint64_t dd_sealed_blocks(const struct dd_dump *d)
 {
-	uint64_t end = d->h.data_block + d->extent + 1;
+	uint64_t end = d->h.data_block + d->scanned + 1;
 
 	return end < d->h.partition_blocks ? end : d->h.partition_blocks;
 }

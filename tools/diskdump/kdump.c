@@ -281,8 +281,9 @@ static int write_bitmaps(const struct dd_dump *d, int fd, uint64_t off,
 
 /*
  * A chunk of pages packed by a worker: its descriptors, their offsets
- * relative to the chunk's data (ZERO_PAGE: the shared zero page), then the
- * data, @len bytes.  The writer makes the offsets the file's.
+ * relative to the chunk's data (ZERO_PAGE: the shared zero page;
+ * ABSENT_PAGE: a page not on the partition, which gets no descriptor),
+ * then the data, @len bytes.  The writer makes the offsets the file's.
  */
 struct packed {
 	size_t len;
@@ -371,8 +372,10 @@ static int kdump_emit(void *arg, struct dd_chunk *c)
 				      (int64_t)o->data + pk->pd[i].offset;
 		kept++;
 	}
-	if (o->done + kept > o->nr_pages)
+	if (o->done + kept > o->nr_pages) {
+		fprintf(stderr, "savecore: more pages present than the bitmap says\n");
 		return -DD_EXIT_ERROR;
+	}
 	ret = dd_write_full(o->fd, packed_data(pk), pk->len, o->data);
 	if (!ret)
 		ret = dd_write_full(o->fd, pk->pd, kept * sizeof(pk->pd[0]),
@@ -435,6 +438,11 @@ int dd_write_kdump(struct dd_dev *dev, const struct dd_dump *d, int fd,
 	dd_behind_init(&o.behind, fd, o.data);
 	if (!ret)
 		ret = dd_pipe_run(dev, d->h.data_block, d->extent, &pipe);
+	if (!ret && o.done != o.nr_pages) {
+		fprintf(stderr, "savecore: %" PRIu64 " pages written of the %" PRIu64 " present\n",
+			o.done, o.nr_pages);
+		ret = -DD_EXIT_ERROR;
+	}
 	free(zero);
 out:
 	for (unsigned int i = 0; o.packers && i < ready; i++)

@@ -38,6 +38,7 @@ struct dd_dump {
 	char *notes;
 	uint64_t present;	/* page blocks actually on the partition */
 	uint64_t extent;	/* ranks that may be present: 0 .. extent - 1 */
+	uint64_t scanned;	/* unfinished: ranks whose blocks were looked at */
 	uint8_t *written;	/* unfinished: a bit per rank, its block written */
 	struct dd_seg *segs;
 	size_t nr_segs;
@@ -52,8 +53,7 @@ int dd_load(struct dd_dev *dev, struct dd_dump *d,
 	    const struct dd_load_opts *opts, char *why, size_t whylen);
 /* Pages of the dump level are missing (see the header's flags). */
 bool dd_partial(const struct dd_dump *d);
-uint64_t dd_scan_written(struct dd_dev *dev, const struct diskdump_header *h,
-			 uint8_t *written, uint64_t *extent);
+int dd_scan_written(struct dd_dev *dev, struct dd_dump *d);
 
 /* Whether the page of dump rank @rank is on the partition. */
 static inline bool dd_rank_present(const struct dd_dump *d, uint64_t rank)

@@ -22,6 +22,7 @@
  *   + bitmap_blocks ...     dump bitmap (bitmap_blocks blocks): pages written
  *   data_block ...          one block per set bit of the dump bitmap, in PFN
  *                           order, the first written_pages of them present
+ *                           (status WRITING: those no longer formatted)
  *
  * Bit n of a bitmap is bit (n % 8) of byte (n / 8), least significant first.
  *
