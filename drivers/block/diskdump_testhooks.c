@@ -27,6 +27,8 @@
  *   panic2   the next dump panics again after 80% of its pages
  *   oops     the next dump dereferences a bad pointer after 80%
  *   slowadd  the next "add" takes 3 s more, as an NVMe one may
+ *   slowqueue the next NVMe dump queue created takes 3 s more between
+ *            its admin commands and being ready (a reset may come then)
  *
  * Each of them crashes the machine or stops it from dumping.  Under kernel
  * lockdown debugfs takes no writes, so neither do the hooks.  The SCSI
@@ -196,6 +198,25 @@ static int dd_test_corrupt_code(u8 *victim, const char *whose)
 
 static bool dd_test_no_premap;
 
+static bool dd_test_slow_queue;
+
+/**
+ * diskdump_test_slow_queue - take the time "slowqueue" asked for
+ *
+ * For nvme-pci's dump queue, once after the "slowqueue" test hook: 3 s
+ * after the controller created the queue pair, before it is ready.
+ */
+void diskdump_test_slow_queue(void)
+{
+	if (!READ_ONCE(dd_test_slow_queue))
+		return;
+	WRITE_ONCE(dd_test_slow_queue, false);
+	pr_warn("test: the dump queue is created, waiting 3 s\n");
+	msleep(3000);
+	pr_warn("test: slow queue creation done\n");
+}
+EXPORT_SYMBOL_GPL(diskdump_test_slow_queue);
+
 /**
  * diskdump_test_fail_premap - should mapping a dump buffer when armed fail?
  *
@@ -252,6 +273,11 @@ static int dd_test_command(const char *cmd)
 	if (!strcmp(cmd, "oops")) {
 		WRITE_ONCE(dd_test_fault, DD_TEST_OOPS);
 		pr_warn("test: the next dump will oops after 80%% of the pages\n");
+		return 0;
+	}
+	if (!strcmp(cmd, "slowqueue")) {
+		WRITE_ONCE(dd_test_slow_queue, true);
+		pr_warn("test: the next NVMe dump queue will take 3 s more to be ready\n");
 		return 0;
 	}
 	if (!strcmp(cmd, "slowadd")) {

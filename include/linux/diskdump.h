@@ -200,10 +200,15 @@ static inline bool diskdump_panic(const char *msg)
 
 #ifdef CONFIG_DISKDUMP_TEST
 bool diskdump_test_fail_premap(void);
+void diskdump_test_slow_queue(void);
 #else
 static inline bool diskdump_test_fail_premap(void)
 {
 	return false;
+}
+
+static inline void diskdump_test_slow_queue(void)
+{
 }
 #endif
 

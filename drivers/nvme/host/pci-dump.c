@@ -95,6 +95,8 @@ struct nvme_dump_slot {
  * @bad_block: first block of a write that failed for good
  * @direct: the controller reads RAM pages at their bus address
  * @ready: the queue pair exists on the controller
+ * @disables: times the controller was disabled since armed (under
+ *	nvme_dump_lock): a queue pair created across one is gone again
  * @broken: a command timed out; the controller may still own it
  * @write_failed: a write failed for good; @bad_block says where
  */
@@ -127,6 +129,7 @@ struct nvme_dump_dev {
 	u16 cid;
 	u32 nsid;
 	unsigned long bad_block;
+	unsigned int disables;
 	bool ready;
 	bool broken;
 	bool write_failed;
@@ -558,6 +561,13 @@ static __diskdump_text int nvme_dump_sanity_check(struct disk_dump_device *dev)
 			 dev_name(ndd->ctrl->device));
 		return -ENODEV;
 	}
+	/* our doorbells would now be one of the block layer's queues */
+	if (READ_ONCE(*ndd->q.cur_qid) != ndd->q.qid) {
+		pr_emerg("%s: dump queue %u is no longer the one set aside (%u)\n",
+			 dev_name(ndd->ctrl->device), ndd->q.qid,
+			 READ_ONCE(*ndd->q.cur_qid));
+		return -ENODEV;
+	}
 	if (nvme_ctrl_state(ndd->ctrl) != NVME_CTRL_LIVE) {
 		pr_emerg("%s: controller is not live\n",
 			 dev_name(ndd->ctrl->device));
@@ -637,12 +647,21 @@ static int nvme_dump_delete_queue(struct nvme_dump_dev *ndd, u8 opcode)
 	return nvme_dump_admin(ndd->ctrl, &c);
 }
 
-/* Create the queue pair on the controller; nvme_dump_mutex held. */
+/*
+ * Create the queue pair on the controller; nvme_dump_mutex held, @ndd on
+ * nvme_dump_devs.  -EAGAIN if the controller was disabled meanwhile,
+ * which deleted the queues again: the reset's nvme_dump_ctrl_live()
+ * creates them anew.
+ */
 static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
 {
 	struct nvme_command c = { };
+	unsigned int disables;
 	int ret;
 
+	spin_lock(&nvme_dump_lock);
+	disables = ndd->disables;
+	spin_unlock(&nvme_dump_lock);
 	ret = nvme_pci_dump_queue(ndd->ctrl, &ndd->q);
 	if (ret)
 		return ret;
@@ -674,8 +693,15 @@ static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
 		nvme_dump_delete_queue(ndd, nvme_admin_delete_cq);
 		return ret;
 	}
-	WRITE_ONCE(ndd->ready, true);
-	return 0;
+	diskdump_test_slow_queue();
+	/* ready only if no disable came between: it would have deleted them */
+	spin_lock(&nvme_dump_lock);
+	if (ndd->disables == disables)
+		WRITE_ONCE(ndd->ready, true);
+	else
+		ret = -EAGAIN;
+	spin_unlock(&nvme_dump_lock);
+	return ret;
 }
 
 /* Delete the queue pair if the controller still has it; mutex held. */
@@ -710,9 +736,12 @@ void nvme_dump_ctrl_disabled(struct nvme_ctrl *ctrl)
 	struct nvme_dump_dev *ndd;
 
 	spin_lock(&nvme_dump_lock);
-	list_for_each_entry(ndd, &nvme_dump_devs, list)
-		if (ndd->ctrl == ctrl)
-			WRITE_ONCE(ndd->ready, false);
+	list_for_each_entry(ndd, &nvme_dump_devs, list) {
+		if (ndd->ctrl != ctrl)
+			continue;
+		WRITE_ONCE(ndd->ready, false);
+		ndd->disables++;
+	}
 	spin_unlock(&nvme_dump_lock);
 }
 
@@ -732,6 +761,8 @@ void nvme_dump_ctrl_live(struct nvme_ctrl *ctrl)
 		if (ndd->ctrl != ctrl || READ_ONCE(ndd->ready))
 			continue;
 		ret = nvme_dump_create_queues(ndd);
+		if (ret == -EAGAIN)
+			continue;	/* disabled again: its own reset follows */
 		if (ret)
 			dev_warn(ctrl->device,
 				 "dump queue not restored after reset (%d): crash dumps to this controller are off\n",
@@ -846,11 +877,23 @@ static int nvme_dump_add_device(struct disk_dump_device *dev)
 	if (ret)
 		goto out_free;
 
+	/*
+	 * On the list before the queues exist, so that a reset that disables
+	 * the controller meanwhile is seen (nvme_dump_ctrl_disabled()), and
+	 * its nvme_dump_ctrl_live() creates them again.
+	 */
 	mutex_lock(&nvme_dump_mutex);
+	spin_lock(&nvme_dump_lock);
+	list_add_tail(&ndd->list, &nvme_dump_devs);
+	spin_unlock(&nvme_dump_lock);
 	ret = nvme_dump_create_queues(ndd);
-	if (!ret) {
+	if (ret == -EAGAIN) {
+		dev_info(ctrl->device, "controller reset while the dump queue was created: the reset creates it again\n");
+		ret = 0;
+	}
+	if (ret) {
 		spin_lock(&nvme_dump_lock);
-		list_add_tail(&ndd->list, &nvme_dump_devs);
+		list_del(&ndd->list);
 		spin_unlock(&nvme_dump_lock);
 	}
 	mutex_unlock(&nvme_dump_mutex);

@@ -22,6 +22,8 @@ struct nvme_ctrl;
  * @shadow_sq: shadow doorbell of the submission queue, or NULL
  * @shadow_cq: shadow doorbell of the completion queue, or NULL
  * @qid: the queue identifier set aside for dumps
+ * @cur_qid: where pci.c keeps the one it sets aside now (a reset that
+ *	grants more queues moves it)
  */
 struct nvme_dump_queue {
 	struct device *dma_dev;
@@ -30,6 +32,7 @@ struct nvme_dump_queue {
 	u32 __iomem *cq_db;
 	__le32 *shadow_sq;
 	__le32 *shadow_cq;
+	const unsigned int *cur_qid;
 	u16 qid;
 };
 
