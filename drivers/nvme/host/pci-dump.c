@@ -297,6 +297,16 @@ static __always_inline bool nvme_dump_format_ok(struct nvme_ns_head *head)
 	return !head->ms || (head->pi_type && head->ms == head->pi_size);
 }
 
+/*
+ * A logical block of 512 bytes to a page, so that a dump block is a whole
+ * number of them (a larger one would make a one-block transfer's NLB
+ * underflow to 65536 blocks).
+ */
+static __always_inline bool nvme_dump_lba_ok(struct nvme_ns_head *head)
+{
+	return head->lba_shift >= SECTOR_SHIFT && head->lba_shift <= PAGE_SHIFT;
+}
+
 /* PRACT, the checks and the reference tag for a read or write at @lba. */
 static __always_inline void
 nvme_dump_set_pi(struct nvme_ns_head *head, struct nvme_command *c, u64 lba)
@@ -338,6 +348,11 @@ nvme_dump_setup_rw(struct disk_dump_partition *part, struct nvme_command *c,
 	u64 off = ((u64)part->start_sect << SECTOR_SHIFT) +
 		  (u64)block_nr * DISKDUMP_BLOCK_SIZE;
 
+	if (!nvme_dump_lba_ok(ns->head)) {
+		pr_emerg("namespace %u has logical blocks of 2^%u bytes since it was armed\n",
+			 ns->head->ns_id, lba_shift);
+		return -EINVAL;
+	}
 	if (!nr_blocks || bytes > ndd->buf_size ||
 	    off & ((1ULL << lba_shift) - 1) ||
 	    block_nr + nr_blocks > part->nr_sects >> (PAGE_SHIFT - SECTOR_SHIFT))
@@ -783,6 +798,12 @@ static void *nvme_dump_probe(struct gendisk *disk)
 	if (disk->fops != &nvme_bdev_ops)
 		return NULL;
 	ns = disk->private_data;
+	if (!nvme_dump_lba_ok(ns->head)) {
+		dev_warn(ns->ctrl->device,
+			 "%s: logical blocks of 2^%u bytes, larger than a page: cannot dump to it\n",
+			 disk->disk_name, ns->head->lba_shift);
+		return ERR_PTR(-EOPNOTSUPP);
+	}
 	if (!nvme_dump_format_ok(ns->head)) {
 		dev_warn(ns->ctrl->device,
 			 "%s: %u bytes of metadata per block that are not protection information alone: cannot dump to it\n",
