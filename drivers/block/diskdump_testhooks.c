@@ -30,7 +30,8 @@
  *   slowqueue the next NVMe dump queue created takes 3 s more between
  *            its admin commands and being ready (a reset may come then)
  *
- * Each of them crashes the machine or stops it from dumping.  Under kernel
+ * Each of them crashes the machine, stops it from dumping, or (slowadd,
+ * slowqueue) widens a window that a scenario races with.  Under kernel
  * lockdown debugfs takes no writes, so neither do the hooks.  The SCSI
  * hooks (another CPU holding a host's lock, or mapping DMA) are the
  * scsi_dump_test module's.

@@ -662,21 +662,41 @@ static int nvme_dump_delete_queue(struct nvme_dump_dev *ndd, u8 opcode)
 	return nvme_dump_admin(ndd->ctrl, &c);
 }
 
+/* Has the controller been disabled since @disables was read? */
+static bool nvme_dump_disabled_since(struct nvme_dump_dev *ndd,
+				     unsigned int disables)
+{
+	bool ret;
+
+	spin_lock(&nvme_dump_lock);
+	ret = ndd->disables != disables;
+	spin_unlock(&nvme_dump_lock);
+	return ret;
+}
+
 /*
  * Create the queue pair on the controller; nvme_dump_mutex held, @ndd on
- * nvme_dump_devs.  -EAGAIN if the controller was disabled meanwhile,
- * which deleted the queues again: the reset's nvme_dump_ctrl_live()
- * creates them anew.
+ * nvme_dump_devs.  -EAGAIN if a reset is under way or the controller was
+ * disabled meanwhile, which deleted the queues again (and failed the
+ * commands it cut short, which must not be answered with more): the
+ * queues are created once the controller is live again
+ * (nvme_dump_ctrl_live()).
  */
 static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
 {
+	enum nvme_ctrl_state state;
 	struct nvme_command c = { };
 	unsigned int disables;
 	int ret;
 
 	spin_lock(&nvme_dump_lock);
 	disables = ndd->disables;
+	state = nvme_ctrl_state(ndd->ctrl);
 	spin_unlock(&nvme_dump_lock);
+	if (state == NVME_CTRL_RESETTING || state == NVME_CTRL_CONNECTING)
+		return -EAGAIN;
+	if (state != NVME_CTRL_LIVE)
+		return -EBUSY;
 	ret = nvme_pci_dump_queue(ndd->ctrl, &ndd->q);
 	if (ret)
 		return ret;
@@ -692,6 +712,8 @@ static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
 	c.create_cq.qsize = cpu_to_le16(ndd->depth - 1);
 	c.create_cq.cq_flags = cpu_to_le16(NVME_QUEUE_PHYS_CONTIG);
 	ret = nvme_dump_admin(ndd->ctrl, &c);
+	if (nvme_dump_disabled_since(ndd, disables))
+		return -EAGAIN;
 	if (ret)
 		return ret;
 
@@ -704,6 +726,8 @@ static int nvme_dump_create_queues(struct nvme_dump_dev *ndd)
 					   NVME_SQ_PRIO_MEDIUM);
 	c.create_sq.cqid = cpu_to_le16(ndd->q.qid);
 	ret = nvme_dump_admin(ndd->ctrl, &c);
+	if (nvme_dump_disabled_since(ndd, disables))
+		return -EAGAIN;
 	if (ret) {
 		nvme_dump_delete_queue(ndd, nvme_admin_delete_cq);
 		return ret;
@@ -760,34 +784,49 @@ void nvme_dump_ctrl_disabled(struct nvme_ctrl *ctrl)
 	spin_unlock(&nvme_dump_lock);
 }
 
-/**
- * nvme_dump_ctrl_live - the controller is back after a reset
- * @ctrl: the controller
- *
- * Creates the dump queue pair again, from the reset work.
+/*
+ * Create the dump queue pairs that a reset deleted, of every controller
+ * that is live again.  A work of its own: the reset work that calls
+ * nvme_dump_ctrl_live() must not wait for admin commands of ours, nor for
+ * nvme_dump_mutex, while a disable by a timeout may have left the admin
+ * queue quiesced until the next reset work runs.
  */
-void nvme_dump_ctrl_live(struct nvme_ctrl *ctrl)
+static void nvme_dump_live_work(struct work_struct *work)
 {
 	struct nvme_dump_dev *ndd;
 	int ret;
 
 	mutex_lock(&nvme_dump_mutex);
 	list_for_each_entry(ndd, &nvme_dump_devs, list) {
-		if (ndd->ctrl != ctrl || READ_ONCE(ndd->ready))
+		if (READ_ONCE(ndd->ready))
 			continue;
 		ret = nvme_dump_create_queues(ndd);
-		if (ret == -EAGAIN)
-			continue;	/* disabled again: its own reset follows */
+		if (ret == -EAGAIN || ret == -EBUSY)
+			continue;	/* a reset follows, or the controller goes */
 		if (ret)
-			dev_warn(ctrl->device,
-				 "dump queue not restored after reset (%d): crash dumps to this controller are off\n",
+			dev_warn(ndd->ctrl->device,
+				 "dump queue not restored after reset (%d): crash dumps to this controller are off until the next reset\n",
 				 ret);
 		else
-			dev_info(ctrl->device,
+			dev_info(ndd->ctrl->device,
 				 "dump queue %u created again after a reset\n",
 				 ndd->q.qid);
 	}
 	mutex_unlock(&nvme_dump_mutex);
+}
+
+static DECLARE_WORK(nvme_dump_live, nvme_dump_live_work);
+
+/**
+ * nvme_dump_ctrl_live - the controller is back after a reset
+ * @ctrl: the controller
+ *
+ * Called from the reset work: the dump queue pair is created again in a
+ * work of its own.
+ */
+void nvme_dump_ctrl_live(struct nvme_ctrl *ctrl)
+{
+	schedule_work(&nvme_dump_live);
 }
 
 static void *nvme_dump_probe(struct gendisk *disk)
@@ -800,7 +839,7 @@ static void *nvme_dump_probe(struct gendisk *disk)
 	ns = disk->private_data;
 	if (!nvme_dump_lba_ok(ns->head)) {
 		dev_warn(ns->ctrl->device,
-			 "%s: logical blocks of 2^%u bytes, larger than a page: cannot dump to it\n",
+			 "%s: logical blocks of 2^%u bytes, not 512 bytes to a page: cannot dump to it\n",
 			 disk->disk_name, ns->head->lba_shift);
 		return ERR_PTR(-EOPNOTSUPP);
 	}
@@ -901,7 +940,7 @@ static int nvme_dump_add_device(struct disk_dump_device *dev)
 	/*
 	 * On the list before the queues exist, so that a reset that disables
 	 * the controller meanwhile is seen (nvme_dump_ctrl_disabled()), and
-	 * its nvme_dump_ctrl_live() creates them again.
+	 * the queues are created again when it is live (nvme_dump_ctrl_live()).
 	 */
 	mutex_lock(&nvme_dump_mutex);
 	spin_lock(&nvme_dump_lock);
@@ -909,10 +948,18 @@ static int nvme_dump_add_device(struct disk_dump_device *dev)
 	spin_unlock(&nvme_dump_lock);
 	ret = nvme_dump_create_queues(ndd);
 	if (ret == -EAGAIN) {
-		dev_info(ctrl->device, "controller reset while the dump queue was created: the reset creates it again\n");
+		dev_info(ctrl->device,
+			 "controller reset while dump queue %u was created: it is created again once the controller is back\n",
+			 ndd->q.qid);
 		ret = 0;
-	}
-	if (ret) {
+	} else if (!ret) {
+		dev_info(ctrl->device,
+			 "dump queue %u, %u entries, %u KiB per command, %s\n",
+			 ndd->q.qid, ndd->depth,
+			 max_blocks * DISKDUMP_BLOCK_SIZE / 1024,
+			 ndd->direct ? "pages written where they are" :
+			 "pages copied to a mapped buffer");
+	} else {
 		spin_lock(&nvme_dump_lock);
 		list_del(&ndd->list);
 		spin_unlock(&nvme_dump_lock);
@@ -923,10 +970,6 @@ static int nvme_dump_add_device(struct disk_dump_device *dev)
 			 ret);
 		goto out_free;
 	}
-	dev_info(ctrl->device, "dump queue %u, %u entries, %u KiB per command, %s\n",
-		 ndd->q.qid, ndd->depth, max_blocks * DISKDUMP_BLOCK_SIZE / 1024,
-		 ndd->direct ? "pages written where they are" :
-		 "pages copied to a mapped buffer");
 	dev->ops = &nvme_dump_ops;
 	dev->priv = ndd;
 	dev->priv_fixed = offsetof(struct nvme_dump_dev, list);
@@ -974,4 +1017,5 @@ int nvme_dump_init(void)
 void nvme_dump_exit(void)
 {
 	unregister_disk_dump_type(&nvme_dump_type);
+	cancel_work_sync(&nvme_dump_live);
 }
