@@ -564,9 +564,17 @@ nvme_busy() {
 	expect_log "$log" "trying partition 259:" "the NVMe partition was not tried"
 	DUMPDEV=/dev/nvme0n1p1 check_saved_dump "sysrq triggered crash" 2
 	check_queue_pages "nvme nvme0" nvme_dump
-	# p1 starts at sector 2048, in 512-byte LBAs
-	check_flush_order "$WORK/nvme-trace.log" 2048 >"$WORK/flush.txt"
-	note "$(cat "$WORK/flush.txt")"
+	# Only boot 1's QEMU is traced.  When QEMU's TCG int3 race (see
+	# SPLATS_TCG) stopped boot 1 before the dump, boot 2's QEMU did boot
+	# 1's work and the dump: the order is not seen then, and it says so.
+	if ! grep -q "diskdump: dump complete" "$WORK/serial1.log" &&
+		grep -Eq "$SPLATS_TCG" "$WORK/serial1.log"; then
+		note "boot 1 hit QEMU's TCG int3 race before the dump: flush order not traced in this run"
+	else
+		# p1 starts at sector 2048, in 512-byte LBAs
+		check_flush_order "$WORK/nvme-trace.log" 2048 >"$WORK/flush.txt"
+		note "$(cat "$WORK/flush.txt")"
+	fi
 	[ "$(part_sum "$WORK/dump.img" 2)" = "$SUM2" ] || fail "nvme0n1p2 changed"
 	note "$(grep -o 'dump queue [0-9]*, [0-9]* entries, [0-9]* KiB per command' "$dm" | head -1); p2 unchanged"
 	note "$(grep -o 'GUEST: reader passes before the crash: [0-9]*' "$log")"
