@@ -799,6 +799,28 @@ blkdebug_write_error() {
 	echo
 }
 
+# blkdebug_pair_disks / blkdebug_pair_run: two disks on one lsi HBA, each
+# with a formatted partition: sda ($WORK/a.img) behind QEMU's blkdebug
+# with the rules in $WORK/blkdebug.conf (written between the two calls),
+# and sdb ($WORK/b.img).  The guest arms sda1 then sdb1 and crashes; the
+# output disk is extracted.
+blkdebug_pair_disks() {
+	mk_dump_disk "$WORK/a.img" 300
+	mk_dump_disk "$WORK/b.img" 300
+	host_format "$WORK/a.img" 1
+	host_format "$WORK/b.img" 1
+}
+
+blkdebug_pair_run() {
+	mk_out_disk "$WORK/out.img" 900
+	run_qemu "$WORK/serial.log" "ddtest=armonly dddevs=/dev/sda1,/dev/sdb1" \
+		$(scsi_hba 0) \
+		$(scsi_hd "$WORK/a.img" scsi0 0 "file.driver=blkdebug,file.config=$WORK/blkdebug.conf,file.image.filename=$WORK/a.img") \
+		$(scsi_hd "$WORK/b.img" scsi0 1)
+	note "qemu ran ${QEMU_SECONDS}s for both boots"
+	extract_out
+}
+
 # part_geom DISK N: "START_SECTOR NR_SECTORS" of partition N.
 part_geom() {
 	sfdisk -J "$1" | python3 -c 'import json,sys; p=json.load(sys.stdin)["partitiontable"]["partitions"][int(sys.argv[1])-1]; print(p["start"], p["size"])' "$2"

@@ -5,19 +5,10 @@
 # medium when the pages did not.  Now the flush after the pages fails,
 # sda1's final header says incomplete / io-error, and the dump goes on to
 # sdb1 on another disk.
-mk_dump_disk "$WORK/a.img" 300
-mk_dump_disk "$WORK/b.img" 300
-host_format "$WORK/a.img" 1
-host_format "$WORK/b.img" 1
+blkdebug_pair_disks
 printf '[inject-error]\nevent = "flush_to_disk"\niotype = "flush"\nerrno = "5"\nonce = "on"\n' \
 	>"$WORK/blkdebug.conf"
-mk_out_disk "$WORK/out.img" 900
-run_qemu "$WORK/serial.log" "ddtest=armonly dddevs=/dev/sda1,/dev/sdb1" \
-	$(scsi_hba 0) \
-	$(scsi_hd "$WORK/a.img" scsi0 0 "file.driver=blkdebug,file.config=$WORK/blkdebug.conf,file.image.filename=$WORK/a.img") \
-	$(scsi_hd "$WORK/b.img" scsi0 1)
-note "qemu ran ${QEMU_SECONDS}s for both boots"
-extract_out
+blkdebug_pair_run
 log=$WORK/serial.log
 expect_log "$log" "trying partition 8:1 " "sda1 was not tried first"
 expect_log "$log" "diskdump: cache flush before the final header failed" \

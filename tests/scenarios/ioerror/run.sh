@@ -5,23 +5,14 @@
 # 3000 the second try fails too: diskdump must stop there, leave sda1 with
 # a final header saying incomplete / io-error, and dump to sdb1 on another
 # disk.  savecore saves both and says which is which.
-mk_dump_disk "$WORK/a.img" 300
-mk_dump_disk "$WORK/b.img" 300
-host_format "$WORK/a.img" 1
-host_format "$WORK/b.img" 1
+blkdebug_pair_disks
 read -r start _ < <(part_geom "$WORK/a.img" 1)
 bad=$((start + 3000 * 8))
 {
 	blkdebug_write_error "$((start + 1500 * 8))" once
 	blkdebug_write_error "$bad"
 } >"$WORK/blkdebug.conf"
-mk_out_disk "$WORK/out.img" 900
-run_qemu "$WORK/serial.log" "ddtest=armonly dddevs=/dev/sda1,/dev/sdb1" \
-	$(scsi_hba 0) \
-	$(scsi_hd "$WORK/a.img" scsi0 0 "file.driver=blkdebug,file.config=$WORK/blkdebug.conf,file.image.filename=$WORK/a.img") \
-	$(scsi_hd "$WORK/b.img" scsi0 1)
-note "qemu ran ${QEMU_SECONDS}s for both boots"
-extract_out
+blkdebug_pair_run
 log=$WORK/serial.log
 expect_log "$log" "trying partition 8:1 " "sda1 was not tried first"
 # two writes failed and were done again from copies: block 1500's batch
