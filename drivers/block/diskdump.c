@@ -399,16 +399,23 @@ static __diskdump_text bool dd_key_trusted(void)
 	return dd_encrypting() && dd_cfg.key.trusted;
 }
 
-/* ChaCha20 state for partition block @block: counter 0, block, nonce. */
+/*
+ * ChaCha20 state for partition block @block: counter 0, the block number's
+ * low word, the nonce's first word XORed with the block number's high word,
+ * the nonce's second word.  All 64 bits of the block number are in the IV,
+ * so no two blocks of a partition share a keystream however large it is,
+ * and below 2^32 blocks the IV is the one format version 2 always had.
+ */
 static __diskdump_text void
-dd_chacha_init(u32 *state, struct disk_dump_partition *part,
-	       unsigned long block)
+dd_chacha_init(u32 *state, struct disk_dump_partition *part, u64 block)
 {
 	u8 iv[CHACHA_IV_SIZE];
 
 	put_unaligned_le32(0, iv);
-	put_unaligned_le32(block, iv + 4);
-	memcpy(iv + 8, part->nonce, DISKDUMP_NONCE_SIZE);
+	put_unaligned_le32(lower_32_bits(block), iv + 4);
+	put_unaligned_le32(get_unaligned_le32(part->nonce) ^ upper_32_bits(block),
+			   iv + 8);
+	memcpy(iv + 12, part->nonce + 4, DISKDUMP_NONCE_SIZE - 4);
 	chacha_init_generic(state, dd_cfg.key.key, iv);
 }
 

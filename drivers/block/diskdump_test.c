@@ -124,12 +124,48 @@ static void dd_test_clip_walk(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, w->max_pfn, 100UL);
 }
 
+/*
+ * Encryption: block 2^32 must not reuse block 0's keystream (whose first
+ * 32 bytes key the MAC), nor block b + 2^32 block b's; below 2^32 the state
+ * is the one of the first encrypted format (counter, block, nonce words).
+ */
+static void dd_test_chacha_iv_64bit(struct kunit *test)
+{
+	struct disk_dump_partition *part;
+	u32 *a, *b;
+
+	part = kunit_kzalloc(test, sizeof(*part), GFP_KERNEL);
+	a = kunit_kcalloc(test, CHACHA_STATE_WORDS, sizeof(u32), GFP_KERNEL);
+	b = kunit_kcalloc(test, CHACHA_STATE_WORDS, sizeof(u32), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, part);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	memcpy(part->nonce, "\x01\x02\x03\x04\x05\x06\x07\x08",
+	       DISKDUMP_NONCE_SIZE);
+
+	dd_chacha_init(a, part, 0);
+	dd_chacha_init(b, part, 1ULL << 32);
+	KUNIT_EXPECT_NE(test, memcmp(a, b, CHACHA_STATE_WORDS * sizeof(u32)), 0);
+	dd_chacha_init(a, part, 5);
+	dd_chacha_init(b, part, 5 | 1ULL << 63);
+	KUNIT_EXPECT_NE(test, memcmp(a, b, CHACHA_STATE_WORDS * sizeof(u32)), 0);
+
+	dd_chacha_init(a, part, 0x12345678);
+	KUNIT_EXPECT_EQ(test, a[12], 0U);
+	KUNIT_EXPECT_EQ(test, a[13], 0x12345678U);
+	KUNIT_EXPECT_EQ(test, a[14], 0x04030201U);
+	KUNIT_EXPECT_EQ(test, a[15], 0x08070605U);
+	memzero_explicit(a, CHACHA_STATE_WORDS * sizeof(u32));
+	memzero_explicit(b, CHACHA_STATE_WORDS * sizeof(u32));
+}
+
 static struct kunit_case diskdump_test_cases[] = {
 	KUNIT_CASE(dd_test_checksum_sees_corruption),
 	KUNIT_CASE(dd_test_fmt_block),
 	KUNIT_CASE(dd_test_fmt_every_sector),
 	KUNIT_CASE(dd_test_online_ranges),
 	KUNIT_CASE(dd_test_clip_walk),
+	KUNIT_CASE(dd_test_chacha_iv_64bit),
 	{}
 };
 

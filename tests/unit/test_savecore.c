@@ -294,20 +294,30 @@ static int test_fmt_block_roundtrip(void)
 static int test_signatures(void)
 {
 	struct dd_signature sigs[4];
-	char path[300], cmd[400];
+	char path[300], moved[320], cmd[400];
+	struct dd_dev dev;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/sig.img", tmpdir);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
 	CHECK(fd >= 0 && ftruncate(fd, 4 << 20) == 0);
 	close(fd);
-	CHECK(dd_signatures(path, sigs, 4) == 0);
+	CHECK(dd_open(&dev, path, 0) == 0);
+	CHECK(dd_signatures(&dev, sigs, 4) == 0);
 	snprintf(cmd, sizeof(cmd), "mkfs.ext4 -q -F %s 2>/dev/null", path);
 	CHECK(system(cmd) == 0);
-	CHECK(dd_signatures(path, sigs, 4) == 1);
+	CHECK(dd_signatures(&dev, sigs, 4) == 1);
 	CHECK(!strcmp(sigs[0].type, "ext4") && !strcmp(sigs[0].usage, "filesystem"));
 	CHECK(sigs[0].has_offset && sigs[0].offset == 1080);
-	CHECK(dd_signatures("/nonexistent/x", sigs, 4) == -1);
+	/* the name now leads to another (empty) file: not probed */
+	snprintf(moved, sizeof(moved), "%s.old", path);
+	CHECK(rename(path, moved) == 0);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0 && ftruncate(fd, 4 << 20) == 0);
+	close(fd);
+	CHECK(dd_signatures(&dev, sigs, 4) == -ESTALE);
+	dd_close(&dev);
+	unlink(moved);
 	return 0;
 }
 
@@ -981,7 +991,10 @@ static EVP_PKEY *test_key(const char *name, char *pem, size_t pemlen)
 	return pk;
 }
 
-/* ChaCha20 keystream XOR, IV { 0, block, nonce }, written out for the test. */
+/*
+ * ChaCha20 keystream XOR, IV { 0, block low, nonce[0..3] ^ block high,
+ * nonce[4..7] }, written out for the test.
+ */
 static void test_xor(const uint8_t *key, const uint8_t *nonce, uint64_t block,
 		     uint8_t *buf, int len)
 {
@@ -989,9 +1002,11 @@ static void test_xor(const uint8_t *key, const uint8_t *nonce, uint64_t block,
 	uint8_t iv[16] = { 0 };
 	int out;
 
-	for (int i = 0; i < 4; i++)
-		iv[4 + i] = (uint8_t)(block >> (8 * i));
 	memcpy(iv + 8, nonce, 8);
+	for (int i = 0; i < 4; i++) {
+		iv[4 + i] = (uint8_t)(block >> (8 * i));
+		iv[8 + i] ^= (uint8_t)(block >> (32 + 8 * i));
+	}
 	if (!EVP_EncryptInit_ex(c, EVP_chacha20(), NULL, key, iv) ||
 	    !EVP_EncryptUpdate(c, buf, &out, buf, len))
 		abort();
@@ -1180,6 +1195,31 @@ static int test_encrypted_dump_wrong_key_or_tampered(void)
  * the partition; savecore -K decodes that file elsewhere.  An unfinished
  * encrypted dump has no MAC: refused without -f.
  */
+/*
+ * Review 15: every bit of the 64-bit block number is in the IV, so block b
+ * and block b + 2^32 (and block 2^32 and block 0, whose keystream keys the
+ * MAC) never share a keystream; below 2^32 the IV is format 2's first one.
+ */
+static int test_iv_holds_64_bit_block(void)
+{
+	static const uint8_t nonce[DISKDUMP_NONCE_SIZE] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const uint8_t v2[16] = { 0, 0, 0, 0, 0x78, 0x56, 0x34, 0x12,
+					1, 2, 3, 4, 5, 6, 7, 8 };
+	uint8_t a[16], b[16];
+
+	dd_block_iv(a, nonce, 0x12345678);
+	CHECK(!memcmp(a, v2, 16));
+	for (unsigned int bit = 32; bit < 64; bit++) {
+		dd_block_iv(a, nonce, 7);
+		dd_block_iv(b, nonce, 7 | 1ULL << bit);
+		CHECK(memcmp(a, b, 16));
+	}
+	dd_block_iv(a, nonce, 0);
+	dd_block_iv(b, nonce, 1ULL << 32);
+	CHECK(memcmp(a, b, 16));
+	return 0;
+}
+
 static int test_encrypted_dump_savecore_cycle(void)
 {
 	struct img im;
@@ -2490,6 +2530,7 @@ int main(int argc, char **argv)
 	RUN(test_force_reads_bad_checksum);
 	RUN(test_encrypted_dump_decodes_with_the_key);
 	RUN(test_encrypted_dump_wrong_key_or_tampered);
+	RUN(test_iv_holds_64_bit_block);
 	RUN(test_encrypted_dump_savecore_cycle);
 	RUN(test_fmt_v2_every_word);
 	RUN(test_fmt_sectors_unique);

@@ -31,13 +31,23 @@ static void put_le32(uint8_t *p, uint32_t v)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
 
-/* The ChaCha20 counter and nonce of partition block @block. */
-static void block_iv(uint8_t iv[16], const uint8_t nonce[DISKDUMP_NONCE_SIZE],
-		     uint64_t block)
+static uint32_t get_le32(const uint8_t *p)
+{
+	return p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * The ChaCha20 counter and nonce of partition block @block: { 0, the
+ * block's low word, the nonce's first word XOR the block's high word, the
+ * nonce's second word }, as the format says (include/uapi/linux/diskdump.h).
+ */
+void dd_block_iv(uint8_t iv[16], const uint8_t nonce[DISKDUMP_NONCE_SIZE],
+		 uint64_t block)
 {
 	put_le32(iv, 0);
 	put_le32(iv + 4, (uint32_t)block);
-	memcpy(iv + 8, nonce, DISKDUMP_NONCE_SIZE);
+	put_le32(iv + 8, get_le32(nonce) ^ (uint32_t)(block >> 32));
+	memcpy(iv + 12, nonce + 4, DISKDUMP_NONCE_SIZE - 4);
 }
 
 static int chacha_xor(EVP_CIPHER_CTX *ctx, const uint8_t key[DISKDUMP_KEY_SIZE],
@@ -47,7 +57,7 @@ static int chacha_xor(EVP_CIPHER_CTX *ctx, const uint8_t key[DISKDUMP_KEY_SIZE],
 	uint8_t iv[16];
 	int out;
 
-	block_iv(iv, nonce, block);
+	dd_block_iv(iv, nonce, block);
 	if (!EVP_EncryptInit_ex(ctx, EVP_chacha20(), NULL, key, iv) ||
 	    !EVP_EncryptUpdate(ctx, buf, &out, buf, len) || out != len)
 		return -1;

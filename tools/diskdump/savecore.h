@@ -118,5 +118,7 @@ int dd_unseal(struct dd_dev *dev, const struct diskdump_header *h, bool unverifi
 	      char *why, size_t whylen);
 void dd_key_id_hex(const uint8_t id[DISKDUMP_KEY_ID_SIZE],
 		   char out[2 * DISKDUMP_KEY_ID_SIZE + 1]);
+void dd_block_iv(uint8_t iv[16], const uint8_t nonce[DISKDUMP_NONCE_SIZE],
+		 uint64_t block);
 
 #endif

@@ -29,8 +29,10 @@
  * Encrypted dumps (cipher DISKDUMP_CIPHER_CHACHA20_POLY1305): block 0 stays
  * in clear; every other block the kernel writes is XORed with the ChaCha20
  * (20 rounds) keystream under the 256-bit dump key, the 16-byte initial
- * counter and nonce being the little-endian words { 0, block number,
- * nonce[0..3], nonce[4..7] }.  The first 32 bytes of the keystream of
+ * counter and nonce being the little-endian words { 0, block number's low
+ * 32 bits, nonce[0..3] XOR the block number's high 32 bits, nonce[4..7] }
+ * (nonce[0..3] and nonce[4..7] read as little-endian words; below block
+ * 2^32 the XOR changes nothing).  The first 32 bytes of the keystream of
  * block 0 are a one-time Poly1305 key; mac is Poly1305 over blocks 1 ..
  * data_block + written_pages - 1 as they are on disk, then over the header
  * with crc and mac zero.  A header with status WRITING has no mac.  The dump
