@@ -111,6 +111,36 @@ int dd_open(struct dd_dev *dev, const char *path, unsigned int flags)
 	return 0;
 }
 
+/* Do @a and @b describe the same file, or the same block device? */
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	if (S_ISBLK(a->st_mode) || S_ISBLK(b->st_mode))
+		return S_ISBLK(a->st_mode) && S_ISBLK(b->st_mode) &&
+		       a->st_rdev == b->st_rdev;
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int dd_reopen(const struct dd_dev *dev, int flags)
+{
+	struct stat was, now;
+	int fd;
+
+	fd = open(dev->path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(dev->fd, &was) || fstat(fd, &now) || !same_file(&was, &now)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+const char *dd_reopen_error(int err)
+{
+	return err == -ESTALE ? "the name now leads to another device than the one opened"
+			      : strerror(-err);
+}
+
 void dd_close(struct dd_dev *dev)
 {
 	if (dev->fd >= 0)
@@ -898,20 +928,21 @@ static blkid_probe new_probe(int fd)
 	return pr;
 }
 
-int dd_signatures(const char *path, struct dd_signature *sigs, int max)
+int dd_signatures(const struct dd_dev *dev, struct dd_signature *sigs, int max)
 {
 	blkid_probe pr;
 	int fd, n = 0, r;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* buffered: libblkid reads at any offset, which O_DIRECT refuses */
+	fd = dd_reopen(dev, O_RDONLY);
 	if (fd < 0)
-		return -1;
+		return fd;
 	/* what is on the disk, not what an earlier writer left cached */
 	posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
 	pr = new_probe(fd);
 	if (!pr) {
 		close(fd);
-		return -1;
+		return -ENOMEM;
 	}
 	while ((r = blkid_do_probe(pr)) == 0) {
 		if (n < max)
@@ -920,7 +951,7 @@ int dd_signatures(const char *path, struct dd_signature *sigs, int max)
 	}
 	blkid_free_probe(pr);
 	close(fd);
-	return r < 0 ? -1 : n;
+	return r < 0 ? -EIO : n;
 }
 
 static uint64_t note_pad(uint64_t n)

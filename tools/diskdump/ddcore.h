@@ -55,6 +55,15 @@ uint32_t dd_crc32(uint32_t crc, const void *buf, size_t len);
 int dd_open(struct dd_dev *dev, const char *path, unsigned int flags);
 /* What dd_open()'s -errno @err means, in words. */
 const char *dd_open_error(int err);
+/*
+ * Open @dev's name again with @flags (O_CLOEXEC added): a new fd, or
+ * -errno, -ESTALE if the name leads to another file or device than @dev's
+ * fd (a udev link re-pointed since dd_open()).  What is checked through the
+ * new fd is then what is written through the old one.
+ */
+int dd_reopen(const struct dd_dev *dev, int flags);
+/* What dd_reopen()'s -errno @err means, in words. */
+const char *dd_reopen_error(int err);
 void dd_close(struct dd_dev *dev);
 /* Blocks as the dump holds them: decrypted once dd_unseal() succeeded. */
 int dd_read_blocks(struct dd_dev *dev, uint64_t block, void *buf, uint64_t n);
@@ -183,11 +192,11 @@ struct dd_signature {
 };
 
 /*
- * Every signature libblkid finds on @path, as wipefs(8) lists them, up to
+ * Every signature libblkid finds on @dev, as wipefs(8) lists them, up to
  * @max of them into @sigs: how many were found (possibly more than @max),
- * or -1 if the probe failed.
+ * or a negative errno: -ESTALE if @dev's name leads elsewhere now.
  */
-int dd_signatures(const char *path, struct dd_signature *sigs, int max);
+int dd_signatures(const struct dd_dev *dev, struct dd_signature *sigs, int max);
 
 /* One ELF note: an Elf64_Nhdr, then name and desc, each padded to 4 bytes. */
 struct dd_note {

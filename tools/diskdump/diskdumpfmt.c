@@ -77,8 +77,12 @@ static bool in_format_block(struct dd_dev *dev, const struct dd_signature *s)
 static int find_signatures(struct dd_dev *dev, struct findings *fi)
 {
 	struct dd_signature sigs[MAX_SIGS];
-	int n = dd_signatures(dev->path, sigs, MAX_SIGS);
+	int n = dd_signatures(dev, sigs, MAX_SIGS);
 
+	if (n == -ESTALE) {
+		add_finding(fi, "another device under the same name since it was opened");
+		return -1;
+	}
 	if (n < 0) {
 		add_finding(fi, "data libblkid could not probe");
 		return -1;

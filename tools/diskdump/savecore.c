@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -440,13 +441,19 @@ static int format_again(struct dd_dev *dev, const struct dd_dump *d)
 static int claim_device(struct dd_dev *dev)
 {
 	struct stat st;
+	int fd;
 
 	if (fstat(dev->fd, &st) || !S_ISBLK(st.st_mode))
 		return 0;
-	if (open(dev->path, O_RDONLY | O_EXCL | O_CLOEXEC) >= 0)
-		return 0;
-	fprintf(stderr, "savecore: %s is in use (%s): not formatting it\n", dev->path,
-		strerror(errno));
+	fd = dd_reopen(dev, O_RDONLY | O_EXCL);
+	if (fd >= 0)
+		return 0;	/* kept open: the claim lasts until exit */
+	if (fd == -ESTALE)
+		fprintf(stderr, "savecore: %s: %s: not formatting it\n", dev->path,
+			dd_reopen_error(fd));
+	else
+		fprintf(stderr, "savecore: %s is in use (%s): not formatting it\n",
+			dev->path, strerror(-fd));
 	return -1;
 }
 
@@ -547,10 +554,11 @@ static int verify_empty(struct dd_dev *dev, struct dd_dump *d, char *why, size_t
  * "savecore: PATH holds TYPE (USAGE)" on stderr, or with -M
  * "signature: TYPE (USAGE)" on stdout.
  */
-static void name_signatures(const char *path)
+static void name_signatures(const struct dd_dev *dev)
 {
+	const char *path = dev->path;
 	struct dd_signature sigs[4];
-	int n = dd_signatures(path, sigs, 4);
+	int n = dd_signatures(dev, sigs, 4);
 
 	for (int i = 0; i < n && i < 4; i++) {
 		const char *usage = sigs[i].usage[0] ? sigs[i].usage : "unknown use";
@@ -579,8 +587,13 @@ static void put_line(const char *key, const char *val)
 static void machine_report(const struct dd_dev *dev, const struct dd_dump *d,
 			   int code, const char *state, const char *why)
 {
+	struct stat st;
+
 	put_line("state", state ? state : "error");
 	printf("exit: %d\n", code);
+	/* the device read, by number: diskdumpctl arms that one, not a name */
+	if (dev->fd >= 0 && !fstat(dev->fd, &st) && S_ISBLK(st.st_mode))
+		printf("devno: %u:%u\n", major(st.st_rdev), minor(st.st_rdev));
 	if (code == DD_EXIT_OK) {
 		dd_print_summary(stdout, d, dev->path);
 		return;
@@ -589,7 +602,7 @@ static void machine_report(const struct dd_dev *dev, const struct dd_dump *d,
 		put_line("reason", why);
 	put_line("device", dev->path);
 	if (d && d->content == DD_FOREIGN)
-		name_signatures(dev->path);
+		name_signatures(dev);
 }
 
 static void report(const struct dd_dev *dev, const struct dd_dump *d, int code,
@@ -604,7 +617,7 @@ static void report(const struct dd_dev *dev, const struct dd_dump *d, int code,
 	fprintf(stderr, "savecore: %s: %s%s\n", dev->path, why,
 		code == DD_EXIT_CORRUPT ? "; the partition is left as it is" : "");
 	if (d->content == DD_FOREIGN)
-		name_signatures(dev->path);
+		name_signatures(dev);
 }
 
 static int check_device(struct dd_dev *dev, struct dd_dump *d, int code,
