@@ -30,6 +30,10 @@ cp -r packaging/debian "$stage/tools/diskdump/debian"
 for f in init service default; do
 	cp "tools/diskdump/diskdump.$f" "$stage/tools/diskdump/debian/diskdump-tools.diskdump.$f"
 done
+for f in service timer; do
+	cp "tools/diskdump/diskdump-verify.$f" \
+		"$stage/tools/diskdump/debian/diskdump-tools.diskdump-verify.$f"
+done
 (cd "$stage/tools/diskdump" && dpkg-buildpackage -b -us -uc >"$out/tools-build.log" 2>&1) ||
 	{ tail -30 "$out/tools-build.log"; echo "debs: diskdump-tools did not build" >&2; exit 1; }
 rm -f "$out"/diskdump-tools_*.deb

@@ -91,9 +91,11 @@ done
 # The systemd unit: systemd-analyze verify, where the only complaint may be
 # that diskdumpctl is not installed on this build machine.
 if command -v systemd-analyze >/dev/null; then
-	out=$(systemd-analyze verify --man=no "$top/tools/diskdump/diskdump.service" 2>&1 |
-		grep -v 'Command /usr/sbin/diskdumpctl is not executable')
-	if [ -z "$out" ]; then ok "systemd-analyze verify diskdump.service"; else echo "$out"; bad "systemd-analyze verify diskdump.service"; fi
+	for u in diskdump.service diskdump-verify.service diskdump-verify.timer; do
+		out=$(systemd-analyze verify --man=no "$top/tools/diskdump/$u" 2>&1 |
+			grep -v 'Command /usr/sbin/diskdumpctl is not executable')
+		if [ -z "$out" ]; then ok "systemd-analyze verify $u"; else echo "$out"; bad "systemd-analyze verify $u"; fi
+	done
 fi
 for m in "$top"/tools/diskdump/man/*.8; do
 	if out=$(groff -man -Tutf8 -ww -z "$m" 2>&1) && [ -z "$out" ]; then

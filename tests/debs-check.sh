@@ -42,11 +42,16 @@ check "the shipped configuration arms nothing" \
 	sh "$x/root/etc/default/diskdump"
 # Installing must not arm, save or format, and an upgrade must not disarm:
 # no maintainer script runs the tools, starts or stops the service
-# (enabling it for the next boot is fine).
+# (enabling it for the next boot is fine; so is stopping the weekly verify
+# timer when the package is removed: it disarms nothing).
 starts=$(cat "$x"/control/{preinst,postinst,prerm,postrm} 2>/dev/null |
-	grep -nE 'diskdumpctl|savecore|diskdumpfmt|/proc/diskdump|invoke-rc\.d|deb-systemd-invoke|systemctl .*start' || true)
+	grep -nE 'diskdumpctl|savecore|diskdumpfmt|/proc/diskdump|invoke-rc\.d|deb-systemd-invoke|systemctl .*start' |
+	grep -vE "deb-systemd-invoke stop 'diskdump-verify\.service' 'diskdump-verify\.timer'" || true)
 check "installing starts nothing${starts:+: $starts}" [ -s "$x/control/postinst" -a -z "$starts" ]
 check "the unit is enabled at install (for the next boot)" grep -q "deb-systemd-helper enable 'diskdump.service'" "$x/control/postinst"
+check "the weekly verify timer is enabled at install" grep -q "deb-systemd-helper enable 'diskdump-verify.timer'" "$x/control/postinst"
+check "the verify service runs diskdumpctl verify" \
+	grep -qx 'ExecStart=/usr/sbin/diskdumpctl verify' "$x/root/lib/systemd/system/diskdump-verify.service"
 exec_start=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$x/root/lib/systemd/system/diskdump.service")
 check "the unit runs a program the package installs ($exec_start)" test -x "$x/root$exec_start"
 check "the init script is registered with update-rc.d" grep -q "update-rc.d diskdump defaults" "$x/control/postinst"
@@ -78,6 +83,8 @@ else
 	fi
 	check "diskdump.service is enabled" \
 		sh -c '[ "$(scripts/debian-root.sh run "$1" systemctl is-enabled diskdump.service)" = enabled ]' sh "$top/$x/sys"
+	check "diskdump-verify.timer is enabled" \
+		sh -c '[ "$(scripts/debian-root.sh run "$1" systemctl is-enabled diskdump-verify.timer)" = enabled ]' sh "$top/$x/sys"
 	check "the init script is linked into rcS.d" sh -c 'ls "$1"/etc/rcS.d/S*diskdump >/dev/null' sh "$x/sys"
 	check "dpkg lists /etc/default/diskdump as a conffile" \
 		sh -c 'scripts/debian-root.sh run "$1" dpkg-query -W -f="\${Conffiles}" diskdump-tools | grep -q "/etc/default/diskdump "' sh "$top/$x/sys"
@@ -94,7 +101,8 @@ else
 		check "its /boot/vmlinuz-* is the kernel make kernel built" sh -c 'cmp -s "$1"/boot/vmlinuz-* "$2"' sh "$x/sys" "$bz"
 	fi
 	left=$(cd "$x/sys" && ls -d etc/default/diskdump etc/init.d/diskdump etc/rcS.d/*diskdump \
-		etc/systemd/system/*/diskdump.service usr/sbin/savecore 2>/dev/null || true)
+		etc/systemd/system/*/diskdump.service etc/systemd/system/*/diskdump-verify.timer \
+		usr/sbin/savecore 2>/dev/null || true)
 	check "a purge leaves nothing behind${left:+: $left}" [ -z "$left" ]
 fi
 rm -rf "$x/sys"
