@@ -18,3 +18,5 @@ check_saved_dump "NMI: Not continuing" 2
 # gdb 16 names the frame of default_do_nmi, inlined into exc_nmi in some
 # builds, after unknown_nmi_error: either is the NMI handler below the panic.
 check_readers "NMI: Not continuing" "[^\"]+" 2 "default_do_nmi|unknown_nmi_error"
+# Review 16: the panic path runs on the panicking CPU's 8 KiB NMI stack.
+check_nmi_stack "$(the_vmcore)"
