@@ -705,12 +705,12 @@ check_direct() {
 	note "${line#diskdump: }"
 }
 
-# check_cut_dump: a dump the kernel stopped writing part way (a second
+# check_cut_dump [CPUS]: a dump the kernel stopped writing part way (a second
 # panic or an oops after 80% of its pages): diskdump did not start again,
 # savecore saved it as partial with 70% to all but one of its pages, and
-# the pattern pages that were written are right.
+# the pattern pages that were written are right; CPUS (1) CPUs' notes.
 check_cut_dump() {
-	local log=$WORK/serial.log info saved total
+	local log=$WORK/serial.log info saved total cpus=${1:-1}
 	expect_log "$log" "diskdump: panic during the dump: giving up" "diskdump re-entered"
 	expect_log "$log" "savecore: saved a PARTIAL dump" "savecore did not say partial"
 	info=$(dirname "$(the_vmcore)")/info
@@ -720,7 +720,7 @@ check_cut_dump() {
 	total=$(grep '^dump_pages:' "$info" | cut -d' ' -f2)
 	[ "$saved" -ge $((total * 7 / 10)) ] && [ "$saved" -lt "$total" ] || fail "$saved of $total pages saved"
 	pattern_stayed "$WORK/out/pattern.txt"
-	python3 tests/check-vmcore.py "$(the_vmcore)" --pattern "$WORK/out/pattern.txt" --cpus 1 \
+	python3 tests/check-vmcore.py "$(the_vmcore)" --pattern "$WORK/out/pattern.txt" --cpus "$cpus" \
 		--allow-missing --expect-partial --min-match 100 >"$WORK/check.txt" ||
 		{ cat "$WORK/check.txt"; fail "partial vmcore"; }
 	note "$saved of $total pages saved; $(grep '^pattern:' "$WORK/check.txt")"

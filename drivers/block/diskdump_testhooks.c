@@ -29,6 +29,8 @@
  *   slowadd  the next "add" takes 3 s more, as an NVMe one may
  *   slowqueue the next NVMe dump queue created takes 3 s more between
  *            its admin commands and being ready (a reset may come then)
+ *   holddie  another CPU oopses (BUG()) and stays inside die() for ever,
+ *            holding die_lock; then panic here, which stops it there
  *
  * Each of them crashes the machine, stops it from dumping, or (slowadd,
  * slowqueue) widens a window that a scenario races with.  Under kernel
@@ -49,6 +51,8 @@
 #include <linux/init.h>
 #include <linux/interrupt.h>
 #include <linux/jiffies.h>
+#include <linux/kdebug.h>
+#include <linux/kthread.h>
 #include <linux/kernel.h>
 #include <linux/memory.h>
 #include <linux/sched.h>
@@ -250,6 +254,66 @@ static int dd_test_corrupt_priv(void)
 	return 0;
 }
 
+/*
+ * "holddie": a CPU that oopsed, stopped by the panic while inside die()
+ * (printing, or in a die notifier) with die_lock held.  An oops of the
+ * panicking CPU must not wait for that lock for ever.
+ */
+static int dd_test_die_cpu = -1;
+static atomic_t dd_test_in_die = ATOMIC_INIT(0);
+
+static int dd_test_die_spin(struct notifier_block *nb, unsigned long val,
+			    void *data)
+{
+	if (val != DIE_OOPS || raw_smp_processor_id() != READ_ONCE(dd_test_die_cpu))
+		return NOTIFY_DONE;
+	atomic_set(&dd_test_in_die, 1);
+	for (;;)
+		cpu_relax();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block dd_test_die_nb = {
+	.notifier_call = dd_test_die_spin,
+};
+
+static int dd_test_die_thread(void *unused)
+{
+	BUG();
+	return 0;
+}
+
+/*
+ * The writer stays on its CPU (and panics from it) while the other one
+ * spins with interrupts off: a task moved there would never run again.
+ */
+static int dd_test_hold_die_lock(void)
+{
+	struct task_struct *t;
+	unsigned int cpu, ms;
+
+	migrate_disable();
+	cpu = cpumask_any_but(cpu_online_mask, smp_processor_id());
+	if (cpu >= nr_cpu_ids) {
+		migrate_enable();
+		return -ENODEV;
+	}
+	WRITE_ONCE(dd_test_die_cpu, cpu);
+	register_die_notifier(&dd_test_die_nb);
+	t = kthread_run_on_cpu(dd_test_die_thread, NULL, cpu, "dd_holddie/%u");
+	if (IS_ERR(t)) {
+		migrate_enable();
+		return PTR_ERR(t);
+	}
+	for (ms = 0; ms < 5000 && !atomic_read(&dd_test_in_die); ms += 10)
+		msleep(10);
+	if (!atomic_read(&dd_test_in_die))
+		panic("diskdump test: CPU %u did not oops in 5 s", cpu);
+	pr_warn("test: CPU %u oopsed and stays in die() holding die_lock\n", cpu);
+	panic("diskdump test: panic on CPU %u while CPU %u holds die_lock",
+	      smp_processor_id(), cpu);
+}
+
 static int dd_test_command(const char *cmd)
 {
 	size_t len;
@@ -281,6 +345,8 @@ static int dd_test_command(const char *cmd)
 		pr_warn("test: the next NVMe dump queue will take 3 s more to be ready\n");
 		return 0;
 	}
+	if (!strcmp(cmd, "holddie"))
+		return dd_test_hold_die_lock();
 	if (!strcmp(cmd, "slowadd")) {
 		WRITE_ONCE(dd_test_slow_add, true);
 		pr_warn("test: the next add will take 3 s more\n");
