@@ -90,3 +90,24 @@ int openat64(int dirfd, const char *path, int flags, ...)
 	va_end(ap);
 	return call("openat64", dirfd, path, flags, mode);
 }
+
+/* what _FORTIFY_SOURCE calls for flags the compiler cannot see */
+int __open_2(const char *path, int flags)
+{
+	return call("openat", AT_FDCWD, path, flags, 0);
+}
+
+int __open64_2(const char *path, int flags)
+{
+	return call("openat64", AT_FDCWD, path, flags, 0);
+}
+
+int __openat_2(int dirfd, const char *path, int flags)
+{
+	return call("openat", dirfd, path, flags, 0);
+}
+
+int __openat64_2(int dirfd, const char *path, int flags)
+{
+	return call("openat64", dirfd, path, flags, 0);
+}

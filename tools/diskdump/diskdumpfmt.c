@@ -80,8 +80,10 @@ static int find_signatures(struct dd_dev *dev, struct findings *fi)
 	int n = dd_signatures(dev, sigs, MAX_SIGS);
 
 	if (n == -ESTALE) {
-		add_finding(fi, "another device under the same name since it was opened");
-		return -1;
+		/* not a finding -f overrides: what would be destroyed is unknown */
+		fprintf(stderr, "diskdumpfmt: %s: %s; refusing, even with -f\n",
+			dev->path, dd_reopen_error(n));
+		return n;
 	}
 	if (n < 0) {
 		add_finding(fi, "data libblkid could not probe");
@@ -179,7 +181,8 @@ static int examine(struct dd_dev *dev, struct findings *fi)
 		add_finding(fi, "a crash dump that savecore has not saved");
 	if (has_partitions(dev->fd))
 		add_finding(fi, "partitions the kernel knows of");
-	find_signatures(dev, fi);
+	if (find_signatures(dev, fi) == -ESTALE)
+		return -1;
 	return fi->n;
 }
 
