@@ -4,7 +4,8 @@
 # down, so the lowest word that is not zero marks the deepest use (a frame
 # of zeros below it would hide at most itself).  Prints, a line each,
 # "ist: cpu N NAME used BYTES of SIZE near F1,F2,F3": the functions whose
-# addresses are nearest that mark.
+# addresses are nearest that mark; first "ist: panic_cpu N".  A page of the
+# stack is read as the dump wrote it: use after that is not seen.
 from drgn import SymbolKind, sizeof
 from drgn.helpers.linux.cpumask import for_each_present_cpu
 from drgn.helpers.linux.percpu import per_cpu
@@ -26,6 +27,7 @@ def deepest_functions(data, low):
     return near
 
 
+print("ist: panic_cpu", prog["panic_cpu"].counter.value_())
 try:
     estacks = prog.variable("exception_stacks", "arch/x86/mm/cpu_entry_area.c")
 except LookupError:

@@ -890,22 +890,25 @@ PY
 }
 
 # check_nmi_stack VMCORE: the panic and the dump ran on an NMI stack (8 KiB);
-# its deepest use, read from the dump by tests/ist-stacks.py (the lowest
-# word not zero of a stack that starts as zeros), must leave 2 KiB.  The
-# deepest CPU must have used 1 KiB at least, or the measure saw nothing.
+# the panicking CPU's deepest use of it, read from the dump by
+# tests/ist-stacks.py (the lowest word not zero of a stack that starts as
+# zeros, as the dump wrote its pages), must leave 2 KiB.  It must be 1 KiB
+# at least, or the measure saw nothing of the panic.
 check_nmi_stack() {
-	local top out=$WORK/ist.txt ist deepest used size cpu near
+	local top out=$WORK/ist.txt ist pcpu line used size cpu near
 	top=$(pwd)
 	timeout 300 scripts/trixie-tools.sh run "$top" drgn -q -c "$1" -s "$VMLINUX" "$top/tests/ist-stacks.py" \
 		>"$out" 2>&1 || { cat "$out"; fail "drgn could not measure the IST stacks"; }
 	ist=$(grep '^ist: cpu [0-9]* NMI_stack used ' "$out" || true)
-	[ -n "$ist" ] || { cat "$out"; fail "drgn did not measure the NMI stacks"; }
-	deepest=$(echo "$ist" | awk '{ if ($6 > m) { m = $6; s = $8; c = $3; n = $10 } } END { print m, s, c, n }')
-	read -r used size cpu near <<<"$deepest"
-	[ "$used" -ge 1024 ] || fail "the NMI stacks look unused (${used} bytes): the measure does not see the panic"
+	pcpu=$(sed -n 's/^ist: panic_cpu \([0-9]*\)$/\1/p' "$out")
+	[ -n "$ist" ] && [ -n "$pcpu" ] || { cat "$out"; fail "drgn did not measure the NMI stacks"; }
+	line=$(echo "$ist" | awk -v c="$pcpu" '$3 == c { print $6, $8, $3, $10 }')
+	[ -n "$line" ] || { cat "$out"; fail "no NMI stack measured for the panicking CPU $pcpu"; }
+	read -r used size cpu near <<<"$line"
+	[ "$used" -ge 1024 ] || fail "the panicking CPU's NMI stack looks unused (${used} bytes): the measure does not see the panic"
 	[ $((size - used)) -ge 2048 ] ||
 		fail "the panic path used $used of the $size-byte NMI stack of CPU $cpu (near $near): under 2 KiB left"
-	note "NMI stack: deepest use $used of $size bytes on CPU $cpu (near $near), $((size - used)) left; $(echo "$ist" | awk '{ printf "cpu %s %s; ", $3, $6 }')"
+	note "NMI stack: deepest use $used of $size bytes on the panicking CPU $cpu (near $near), $((size - used)) left; $(echo "$ist" | awk '{ printf "cpu %s %s; ", $3, $6 }')"
 }
 
 # check_readers PANIC_REGEX TASK CPUS [TRIGGER]: Debian 13's readers, which
