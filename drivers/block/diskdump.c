@@ -168,6 +168,44 @@ static u32 dd_core_code_crc;	/* taken at init, checked at panic */
 static int dd_cfg_busy;		/* the configuration is changing */
 static struct dd_run dd_run;
 
+/*
+ * Why the last write to /proc/diskdump was refused: its "# last error:"
+ * line, which diskdumpctl reads rather than the kernel log.  Cleared by
+ * each write; every refusal of a command goes through dd_cmd_err().
+ */
+static char dd_last_error[320];
+static DEFINE_SPINLOCK(dd_last_error_lock);
+
+static __printf(1, 2) void dd_cmd_err(const char *fmt, ...)
+{
+	struct va_format vaf;
+	va_list args, again;
+
+	va_start(args, fmt);
+	va_copy(again, args);
+	vaf.fmt = fmt;
+	vaf.va = &args;
+	pr_err("%pV", &vaf);
+	spin_lock(&dd_last_error_lock);
+	vscnprintf(dd_last_error, sizeof(dd_last_error), fmt, again);
+	strim(dd_last_error);
+	spin_unlock(&dd_last_error_lock);
+	va_end(again);
+	va_end(args);
+}
+
+static bool dd_last_error_set(void)
+{
+	return READ_ONCE(dd_last_error[0]) != '\0';
+}
+
+static void dd_clear_last_error(void)
+{
+	spin_lock(&dd_last_error_lock);
+	dd_last_error[0] = '\0';
+	spin_unlock(&dd_last_error_lock);
+}
+
 /**
  * dd_is_dump_code - is @fn in the code of the dump drivers?
  * @fn: a code address, such as a timer's callback
@@ -2433,11 +2471,11 @@ static void dd_report_dump_header(struct block_device *bdev,
 				  const struct diskdump_header *hdr)
 {
 	if (hdr->flags & DISKDUMP_FLAG_SAVED)
-		pr_err("%pg holds a crash dump that savecore saved but did not format again: run savecore on it\n",
-		       bdev);
+		dd_cmd_err("%pg holds a crash dump that savecore saved but did not format again: run savecore on it\n",
+			   bdev);
 	else
-		pr_err("%pg holds a crash dump that savecore has not saved: not arming it\n",
-		       bdev);
+		dd_cmd_err("%pg holds a crash dump that savecore has not saved: not arming it\n",
+			   bdev);
 }
 
 /*
@@ -2463,7 +2501,7 @@ static int dd_check_formatted(struct block_device *bdev,
 	for (i = 0; i < ARRAY_SIZE(blks) && !ret; i++) {
 		ret = dd_read_block_sync(bdev, blks[i], page);
 		if (ret) {
-			pr_err("%pg: read error %d at block %lu\n", bdev, ret, blks[i]);
+			dd_cmd_err("%pg: read error %d at block %lu\n", bdev, ret, blks[i]);
 			break;
 		}
 		off = dd_fmt_mismatch(fb, blks[i], nr_blocks);
@@ -2474,14 +2512,14 @@ static int dd_check_formatted(struct block_device *bdev,
 			dd_report_dump_header(bdev, page_address(page));
 		else if (!memcmp(fb->magic, DISKDUMP_FMT_MAGIC, DISKDUMP_MAGIC_LEN) &&
 			 !fb->version)
-			pr_err("%pg has diskdump format version 1: run diskdumpfmt on it again\n",
-			       bdev);
+			dd_cmd_err("%pg has diskdump format version 1: run diskdumpfmt on it again\n",
+				   bdev);
 		else if (off == offsetof(struct diskdump_fmt_block, nr_blocks))
-			pr_err("%pg was formatted with %llu blocks and has %lu now: run diskdumpfmt on it again\n",
-			       bdev, fb->nr_blocks, nr_blocks);
+			dd_cmd_err("%pg was formatted with %llu blocks and has %lu now: run diskdumpfmt on it again\n",
+				   bdev, fb->nr_blocks, nr_blocks);
 		else
-			pr_err("%pg is not formatted for diskdump (block %lu, byte %d): not arming it; see diskdumpfmt(8)\n",
-			       bdev, blks[i], off);
+			dd_cmd_err("%pg is not formatted for diskdump (block %lu, byte %d): not arming it; see diskdumpfmt(8)\n",
+				   bdev, blks[i], off);
 	}
 	__free_page(page);
 	return ret;
@@ -2665,8 +2703,8 @@ static int dd_set_level(const char *arg)
 	unsigned int level;
 
 	if (kstrtouint(arg, 0, &level) || level > DISKDUMP_EXCLUDE_ALL) {
-		pr_err("level: '%s' is not a dump level (0-%u: 1 zero, 2 cache, 4 cache with private data, 8 user, 16 free pages)\n",
-		       arg, DISKDUMP_EXCLUDE_ALL);
+		dd_cmd_err("level: '%s' is not a dump level (0-%u: 1 zero, 2 cache, 4 cache with private data, 8 user, 16 free pages)\n",
+			   arg, DISKDUMP_EXCLUDE_ALL);
 		return -EINVAL;
 	}
 	mutex_lock(&dd_mutex);
@@ -2699,8 +2737,8 @@ static int dd_set_choice(const struct dd_choice *c, const char *arg, bool *flag)
 	} else if (!strcmp(arg, c->off)) {
 		on = false;
 	} else {
-		pr_err("%s: '%s' is neither '%s' (%s) nor '%s' (%s)\n", c->cmd, arg,
-		       c->off, c->off_means, c->on, c->on_means);
+		dd_cmd_err("%s: '%s' is neither '%s' (%s) nor '%s' (%s)\n", c->cmd, arg,
+			   c->off, c->off_means, c->on, c->on_means);
 		return -EINVAL;
 	}
 	mutex_lock(&dd_mutex);
@@ -2750,8 +2788,8 @@ static int dd_set_reboot(const char *arg)
 	} else if (!strcmp(arg, "panic")) {
 		reboot = DD_REBOOT_PANIC;
 	} else if (kstrtouint(arg, 10, &secs) || secs > DD_REBOOT_MAX_SECS) {
-		pr_err("reboot: '%s' is neither 'auto' (at once where panic= would never reboot), seconds from 0 to %d, nor 'panic' (as panic= says)\n",
-		       arg, DD_REBOOT_MAX_SECS);
+		dd_cmd_err("reboot: '%s' is neither 'auto' (at once where panic= would never reboot), seconds from 0 to %d, nor 'panic' (as panic= says)\n",
+			   arg, DD_REBOOT_MAX_SECS);
 		return -EINVAL;
 	}
 	mutex_lock(&dd_mutex);
@@ -2790,8 +2828,8 @@ static int dd_check_exponent(const char *cmd, const u8 *der, unsigned int len)
 		e = e << 8 | raw.e[i];
 	}
 	if (e < 65537 || !(e & 1)) {
-		pr_err("%s: RSA public exponent %llu; an odd exponent of at least 65537 is needed\n",
-		       cmd, e);
+		dd_cmd_err("%s: RSA public exponent %llu; an odd exponent of at least 65537 is needed\n",
+			   cmd, e);
 		return -EINVAL;
 	}
 	return 0;
@@ -2811,13 +2849,13 @@ static int dd_make_key(const char *cmd, const u8 *der, unsigned int len,
 
 	tfm = crypto_alloc_akcipher("pkcs1pad(rsa)", 0, 0);
 	if (IS_ERR(tfm)) {
-		pr_err("%s: no RSA in this kernel (%ld)\n", cmd, PTR_ERR(tfm));
+		dd_cmd_err("%s: no RSA in this kernel (%ld)\n", cmd, PTR_ERR(tfm));
 		return PTR_ERR(tfm);
 	}
 	ret = crypto_akcipher_set_pub_key(tfm, der, len);
 	if (ret) {
-		pr_err("%s: not an RSA public key in DER, PKCS#1 RSAPublicKey form (%d)\n",
-		       cmd, ret);
+		dd_cmd_err("%s: not an RSA public key in DER, PKCS#1 RSAPublicKey form (%d)\n",
+			   cmd, ret);
 		goto out;
 	}
 	ret = dd_check_exponent(cmd, der, len);
@@ -2825,8 +2863,8 @@ static int dd_make_key(const char *cmd, const u8 *der, unsigned int len,
 		goto out;
 	size = crypto_akcipher_maxsize(tfm);
 	if (size < 256 || size > DISKDUMP_WRAPPED_MAX) {
-		pr_err("%s: a %u-bit RSA key; 2048 to 4096 bits are supported\n",
-		       cmd, size * BITS_PER_BYTE);
+		dd_cmd_err("%s: a %u-bit RSA key; 2048 to 4096 bits are supported\n",
+			   cmd, size * BITS_PER_BYTE);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -2835,7 +2873,7 @@ static int dd_make_key(const char *cmd, const u8 *der, unsigned int len,
 		ret = crypto_akcipher_sync_encrypt(tfm, k->key, sizeof(k->key),
 						   k->wrapped, size);
 	if (ret) {
-		pr_err("%s: cannot wrap the dump key (%d)\n", cmd, ret);
+		dd_cmd_err("%s: cannot wrap the dump key (%d)\n", cmd, ret);
 		goto out;
 	}
 	k->wrapped_size = size;
@@ -2910,20 +2948,20 @@ static void dd_cert_error(int err)
 {
 	switch (err) {
 	case -ENOKEY:
-		pr_err("cert: not signed by a key in the kernel's trusted keyrings\n");
+		dd_cmd_err("cert: not signed by a key in the kernel's trusted keyrings\n");
 		break;
 	case -EKEYREJECTED:
-		pr_err("cert: its signature does not verify, or it is blacklisted\n");
+		dd_cmd_err("cert: its signature does not verify, or it is blacklisted\n");
 		break;
 	case -EBADMSG:
 	case -EINVAL:
-		pr_err("cert: malformed, or its signature does not verify (%d)\n", err);
+		dd_cmd_err("cert: malformed, or its signature does not verify (%d)\n", err);
 		break;
 	case -ENOPKG:
-		pr_err("cert: its key or signature algorithm is not built into this kernel\n");
+		dd_cmd_err("cert: its key or signature algorithm is not built into this kernel\n");
 		break;
 	default:
-		pr_err("cert: the .diskdump keyring refused it (%d)\n", err);
+		dd_cmd_err("cert: the .diskdump keyring refused it (%d)\n", err);
 	}
 }
 
@@ -2939,7 +2977,7 @@ static int dd_cert_key(const u8 *der, unsigned int len, struct dd_key *k)
 	int ret;
 
 	if (!dd_keyring) {
-		pr_err("cert: no .diskdump keyring to check certificates with\n");
+		dd_cmd_err("cert: no .diskdump keyring to check certificates with\n");
 		return -ENOKEY;
 	}
 	mutex_lock(&dd_cert_mutex);
@@ -2954,13 +2992,13 @@ static int dd_cert_key(const u8 *der, unsigned int len, struct dd_key *k)
 	key = key_ref_to_ptr(kref);
 	pk = asymmetric_key_public_key(key);
 	if (!pk || strcmp(pk->pkey_algo, "rsa")) {
-		pr_err("cert: '%s' does not hold an RSA key\n", key->description);
+		dd_cmd_err("cert: '%s' does not hold an RSA key\n", key->description);
 		ret = -EINVAL;
 	} else if (test_bit(KEY_EFLAG_CA, &pk->key_eflags) ||
 		   test_bit(KEY_EFLAG_KEYCERTSIGN, &pk->key_eflags)) {
 		/* a key that signs certificates should not also read dumps */
-		pr_err("cert: '%s' is a CA certificate, not a dump key's\n",
-		       key->description);
+		dd_cmd_err("cert: '%s' is a CA certificate, not a dump key's\n",
+			   key->description);
 		ret = -EINVAL;
 	} else {
 		ret = dd_make_key("cert", pk->key, pk->keylen, k);
@@ -2993,7 +3031,7 @@ static int dd_drop_key(void)
 	int ret = dd_install_key(NULL);
 
 	if (ret)
-		pr_err("key none: kernel lockdown forbids crash dumps not encrypted for a trusted key while partitions are armed\n");
+		dd_cmd_err("key none: kernel lockdown forbids crash dumps not encrypted for a trusted key while partitions are armed\n");
 	else
 		pr_info("dumps are not encrypted\n");
 	return ret;
@@ -3017,19 +3055,19 @@ static int dd_set_key(const char *cmd, const char *arg)
 	int ret;
 
 	if (!IS_ENABLED(CONFIG_DISKDUMP_ENCRYPT)) {
-		pr_err("%s: this kernel has no encrypted dumps (CONFIG_DISKDUMP_ENCRYPT)\n",
-		       cmd);
+		dd_cmd_err("%s: this kernel has no encrypted dumps (CONFIG_DISKDUMP_ENCRYPT)\n",
+			   cmd);
 		return -EOPNOTSUPP;
 	}
 	if (!cert && !strcmp(arg, "none"))
 		return dd_drop_key();
 	if (!cert && security_locked_down(LOCKDOWN_DISKDUMP)) {
-		pr_err("key: under kernel lockdown only a key in a certificate signed by a trusted key is taken: use 'cert HEX'\n");
+		dd_cmd_err("key: under kernel lockdown only a key in a certificate signed by a trusted key is taken: use 'cert HEX'\n");
 		return -EPERM;
 	}
 	if (strlen(arg) % 2 || len > max) {
-		pr_err("%s: give the %s as hex of its DER form, at most %zu bytes\n",
-		       cmd, cert ? "X.509 certificate" : "RSA public key", max);
+		dd_cmd_err("%s: give the %s as hex of its DER form, at most %zu bytes\n",
+			   cmd, cert ? "X.509 certificate" : "RSA public key", max);
 		return -EINVAL;
 	}
 	k = kzalloc(sizeof(*k), GFP_KERNEL);
@@ -3037,7 +3075,7 @@ static int dd_set_key(const char *cmd, const char *arg)
 	if (!k || !der) {
 		ret = -ENOMEM;
 	} else if (hex2bin(der, arg, len)) {
-		pr_err("%s: not hex\n", cmd);
+		dd_cmd_err("%s: not hex\n", cmd);
 		ret = -EINVAL;
 	} else if (cert) {
 		ret = dd_cert_key(der, len, k);
@@ -3047,7 +3085,7 @@ static int dd_set_key(const char *cmd, const char *arg)
 	if (!ret) {
 		ret = dd_install_key(k);
 		if (ret)
-			pr_err("key: kernel lockdown was raised meanwhile: use 'cert HEX'\n");
+			dd_cmd_err("key: kernel lockdown was raised meanwhile: use 'cert HEX'\n");
 	}
 	if (!ret)
 		pr_info("dumps encrypted for the RSA-%u key sha256:%*phN%s\n",
@@ -3069,7 +3107,7 @@ static int dd_command(char *line)
 	arg = line ? strim(line) : NULL;
 	extra = arg ? strpbrk(arg, " \t") : NULL;
 	if (!cmd || !*cmd || !arg || !*arg || extra) {
-		pr_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'pages direct|copy', 'reboot auto|N|panic', 'key HEX', 'cert HEX' or 'key none'\n");
+		dd_cmd_err("usage: 'add DEVICE' or 'remove DEVICE' (DEVICE: /dev/NAME, PARTUUID=UUID or MAJOR:MINOR), 'level N', 'check dump|all', 'pages direct|copy', 'reboot auto|N|panic', 'key HEX', 'cert HEX' or 'key none'\n");
 		return -EINVAL;
 	}
 	if (!strcmp(cmd, "level"))
@@ -3083,17 +3121,17 @@ static int dd_command(char *line)
 	if (!strcmp(cmd, "key") || !strcmp(cmd, "cert"))
 		return dd_set_key(cmd, arg);
 	if (strcmp(cmd, "add") && strcmp(cmd, "remove")) {
-		pr_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'pages direct|copy', 'reboot auto|N|panic', 'key HEX|none' or 'cert HEX'\n",
-		       cmd);
+		dd_cmd_err("unknown command '%s': use 'add DEVICE', 'remove DEVICE', 'level N', 'check dump|all', 'pages direct|copy', 'reboot auto|N|panic', 'key HEX|none' or 'cert HEX'\n",
+			   cmd);
 		return -EINVAL;
 	}
 	ret = dd_parse_device(arg, &devt);
 	if (ret == -ENOTUNIQ) {
-		pr_err("%s: more than one partition has this UUID\n", arg);
+		dd_cmd_err("%s: more than one partition has this UUID\n", arg);
 		return ret;
 	}
 	if (ret) {
-		pr_err("%s: not a block device (%d)\n", arg, ret);
+		dd_cmd_err("%s: not a block device (%d)\n", arg, ret);
 		return ret;
 	}
 
@@ -3101,7 +3139,7 @@ static int dd_command(char *line)
 		ret = dd_check_device_formatted(devt);
 		if (ret) {
 			if (ret != -EMEDIUMTYPE)
-				pr_err("%s: cannot read it (%d)\n", arg, ret);
+				dd_cmd_err("%s: cannot read it (%d)\n", arg, ret);
 			return ret;
 		}
 	}
@@ -3110,20 +3148,20 @@ static int dd_command(char *line)
 	if (!strcmp(cmd, "add")) {
 		ret = dd_add_partition(devt);
 		if (ret == -ENODEV)
-			pr_err("%s: no dump driver handles this disk\n", arg);
+			dd_cmd_err("%s: no dump driver handles this disk\n", arg);
 		else if (ret == -ENOSPC)
-			pr_err("%s: too small for a dump header, or sectors larger than a page\n",
-			       arg);
+			dd_cmd_err("%s: too small for a dump header, or sectors larger than a page\n",
+				   arg);
 		else if (ret == -EEXIST)
-			pr_err("%s: already configured\n", arg);
+			dd_cmd_err("%s: already configured\n", arg);
 		else if (ret == -EOPNOTSUPP)
-			pr_err("%s: its driver cannot write a dump to this disk\n",
-			       arg);
+			dd_cmd_err("%s: its driver cannot write a dump to this disk\n",
+				   arg);
 		else if (ret == -EPERM)
-			pr_err("%s: kernel lockdown forbids crash dumps not encrypted for a trusted key: not armed (give a certificate first: 'cert HEX')\n",
-			       arg);
+			dd_cmd_err("%s: kernel lockdown forbids crash dumps not encrypted for a trusted key: not armed (give a certificate first: 'cert HEX')\n",
+				   arg);
 		else if (ret)
-			pr_err("%s: cannot add (%d)\n", arg, ret);
+			dd_cmd_err("%s: cannot add (%d)\n", arg, ret);
 		else
 			pr_info("%s: dump partition added\n", arg);
 	} else {
@@ -3134,7 +3172,7 @@ static int dd_command(char *line)
 			pr_info("%s: dump partition removed\n", arg);
 			ret = 0;
 		} else {
-			pr_err("%s: not a configured dump partition\n", arg);
+			dd_cmd_err("%s: not a configured dump partition\n", arg);
 			ret = -ENOENT;
 		}
 	}
@@ -3150,14 +3188,17 @@ static ssize_t dd_proc_write(struct file *file, const char __user *ubuf,
 
 	if (!capable(CAP_SYS_ADMIN))
 		return -EPERM;
+	dd_clear_last_error();
 	if (count >= DISKDUMP_CMD_MAX) {
-		pr_err("command longer than %u bytes\n", DISKDUMP_CMD_MAX - 1);
+		dd_cmd_err("command longer than %u bytes\n", DISKDUMP_CMD_MAX - 1);
 		return -EINVAL;
 	}
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
 	ret = dd_command(buf);
+	if (ret && !dd_last_error_set())
+		dd_cmd_err("refused (%d)\n", ret);
 	kfree_sensitive(buf);
 	return ret ? ret : count;
 }
@@ -3190,6 +3231,10 @@ static int dd_proc_show(struct seq_file *m, void *v)
 		   (dd_cfg.io_buf ? (DISKDUMP_IO_BLOCKS + dd_cfg.note_blocks + 1) * PAGE_SIZE : 0));
 	seq_printf(m, "# dump_blocks: %lu\n", dd_cfg.nr_ram_pages ?
 		   1 + dd_cfg.note_blocks + 2 * dd_cfg.bitmap_blocks + dd_cfg.nr_ram_pages : 0);
+	spin_lock(&dd_last_error_lock);
+	if (dd_last_error[0])
+		seq_printf(m, "# last error: %s\n", dd_last_error);
+	spin_unlock(&dd_last_error_lock);
 	seq_puts(m, "# device start_sect nr_sects\n");
 	list_for_each_entry(dev, &dd_devices, list)
 		list_for_each_entry(part, &dev->partitions, list)

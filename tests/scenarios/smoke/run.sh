@@ -83,9 +83,20 @@ for msg in "usage: 'add DEVICE' or 'remove DEVICE'" "unknown command 'bogus'" \
 	grep -qF "$msg" "$WORK/out/smoke-dmesg.txt" || fail "no kernel message '$msg'"
 done
 grep -q "^REFUSED: key 0000" "$r" || fail "a 700-byte key was not refused"
+# every refusal says why in /proc/diskdump ("# last error:"), and no
+# accepted write leaves a reason behind
+whys=$(grep -A1 '^REFUSED: ' "$r" | grep -c '^WHY: [^-]' || true)
+[ "$whys" = "$(grep -c '^REFUSED: ' "$r")" ] ||
+	{ grep -A1 -E '^(REFUSED|ACCEPTED): ' "$r" | grep -B1 '^WHY: -$' | head; fail "a refused write left no '# last error:' line"; }
+grep -A1 '^ACCEPTED: ' "$r" | grep -q '^WHY: [^-]' && fail "an accepted write left a '# last error:' line"
+grep -A1 -xF 'REFUSED: add /dev/sda2' "$r" | grep -qxF 'WHY: sda2 is not formatted for diskdump (block 0, byte 0): not arming it; see diskdumpfmt(8)' ||
+	fail "/proc/diskdump did not say why /dev/sda2 was refused: $(grep -A1 -xF 'REFUSED: add /dev/sda2' "$r" | tail -1)"
+sed -n '/^--- diskdumpctl with a key the kernel refuses$/,$p' "$r" |
+	grep -qF "diskdumpctl: the kernel refused the key in /out/e3.der (key: RSA public exponent 3; an odd exponent of at least 65537 is needed): not arming" ||
+	{ sed -n '/^--- diskdumpctl with a key/,$p' "$r"; fail "diskdumpctl did not say why the kernel refused the key"; }
 sed -n '/--- \/proc\/diskdump armed/,/---/p' "$r" | grep -qx "# encryption: none" ||
 	fail "/proc/diskdump does not say that dumps are not encrypted"
-note "25 bad inputs refused with messages (7 bad keys: e = 3, e = 1 among them; 3 bad certificates: a self-signed one among them; an unformatted partition, an unknown PARTUUID); root-only; add/list/remove work, by PARTUUID too"
+note "25 bad inputs refused with messages, each also in /proc/diskdump's '# last error:' line (7 bad keys: e = 3, e = 1 among them; 3 bad certificates: a self-signed one among them; an unformatted partition, an unknown PARTUUID); root-only; add/list/remove work, by PARTUUID too"
 
 # diskdumpctl: refuses an unformatted partition, adds, lists, stops, arms,
 # removes, keeping the config file in step; bad usage exits 2.
