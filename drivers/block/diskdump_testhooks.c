@@ -305,8 +305,8 @@ static int dd_test_hold_die_lock(void)
 		migrate_enable();
 		return PTR_ERR(t);
 	}
-	for (ms = 0; ms < 5000 && !atomic_read(&dd_test_in_die); ms += 10)
-		msleep(10);
+	for (ms = 0; ms < 5000 && !atomic_read(&dd_test_in_die); ms += 20)
+		msleep(20);
 	if (!atomic_read(&dd_test_in_die))
 		panic("diskdump test: CPU %u did not oops in 5 s", cpu);
 	pr_warn("test: CPU %u oopsed and stays in die() holding die_lock\n", cpu);
