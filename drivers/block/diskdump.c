@@ -137,9 +137,24 @@ struct dd_config {
 };
 
 /* What the panic path writes as it dumps; not covered by the checksum. */
+/* How many times an oops in a driver may go on to the next partition. */
+#define DD_GO_ON_MAX		3
+
 struct dd_run {
 	atomic_t entered;		/* a dump has started: no second one */
 	bool wrote;			/* a partition holds a dump, or part */
+	bool writing;			/* a write was sent to the partition */
+	unsigned int pass;		/* 0: whole dumps, 1: truncated ones */
+	unsigned int next;		/* the pass's next partition, by index */
+	struct disk_dump_partition *trying;	/* the one being tried */
+	bool in_driver;			/* in its driver's operations */
+	bool stopped;			/* the other CPUs are stopped */
+	/* devices whose drivers oopsed before writing: passed over */
+	const struct disk_dump_device *oopsed[DD_GO_ON_MAX];
+	unsigned int oopses;
+	unsigned long first_sp;		/* where the dump began, on the stack */
+	unsigned int first_ctx;		/* and in which context: NMI, hardirq */
+	char msg[DISKDUMP_PANIC_LEN];	/* the first panic's: panic() reuses */
 	struct pt_regs regs;		/* of the panicking CPU */
 	struct cpumask parked;		/* CPUs that took the park IPI */
 	struct cpumask unparked;	/* CPUs stopped where they were */
@@ -1514,6 +1529,7 @@ static __diskdump_text int dd_write_dump(struct disk_dump_partition *part)
 	dd_run.unreadable_pages = 0;
 	dd_run.direct_pages = 0;
 	start = ktime_get_mono_fast_ns();
+	WRITE_ONCE(dd_run.writing, true);	/* no going on after an oops */
 	ret = dd_write_header(part, hdr);
 	if (ret)
 		return ret;
@@ -1598,6 +1614,8 @@ static __diskdump_text int dd_dump_partition(struct disk_dump_partition *part,
 		pr_emerg("a CPU stopped where it was may hold the IOMMU's or swiotlb's locks, which this disk's driver takes to map the dump: not using it\n");
 		return -EBUSY;
 	}
+	/* an oops from here to the end of quiesce may go on (dd_go_on()) */
+	WRITE_ONCE(dd_run.in_driver, true);
 	ret = ops->sanity_check(part->dev);
 	if (ret) {
 		pr_emerg("sanity check failed (%d)\n", ret);
@@ -1611,9 +1629,15 @@ static __diskdump_text int dd_dump_partition(struct disk_dump_partition *part,
 	}
 	pr_emerg("quiesced in %llu ms\n",
 		 div_u64(ktime_get_mono_fast_ns() - start, NSEC_PER_MSEC));
+	dd_test_quiesce_point();
+	/* an oops in diskdump's own page choice is not the driver's */
+	WRITE_ONCE(dd_run.in_driver, false);
 	ret = dd_prepare_dump(part, msg, cut_ok);
-	if (!ret)
-		ret = dd_check_signatures(part, dd_cfg.hdr);
+	if (ret)
+		return ret;
+	WRITE_ONCE(dd_run.in_driver, true);	/* the driver's reads */
+	ret = dd_check_signatures(part, dd_cfg.hdr);
+	WRITE_ONCE(dd_run.in_driver, false);
 	if (ret)
 		return ret;
 	ret = dd_write_dump(part);
@@ -1797,6 +1821,7 @@ static __diskdump_text void dd_stop_cpus(void)
 	crash_save_cpu(&dd_run.regs, smp_processor_id());
 	dd_park_cpus();
 	crash_smp_send_stop();
+	dd_run.stopped = true;
 	crash_save_vmcoreinfo();
 }
 
@@ -1862,6 +1887,77 @@ static __diskdump_text void dd_reboot_after_dump(void)
 	panic_timeout = -1;		/* no wait */
 }
 
+/* The partition at @n in the order of the list, or NULL past its end. */
+static __diskdump_text struct disk_dump_partition *dd_nth_partition(unsigned int n)
+{
+	struct disk_dump_device *dev;
+	struct disk_dump_partition *part;
+
+	list_for_each_entry(dev, &dd_devices, list)
+		list_for_each_entry(part, &dev->partitions, list)
+			if (!n--)
+				return part;
+	return NULL;
+}
+
+/* Whether @dev's driver, or one sharing its state, oopsed in this dump. */
+static __diskdump_text bool dd_oopsed(const struct disk_dump_device *dev)
+{
+	unsigned int i;
+
+	for (i = 0; i < dd_run.oopses; i++)
+		if (dev == dd_run.oopsed[i] ||
+		    (dev->host && dev->host == dd_run.oopsed[i]->host))
+			return true;
+	return false;
+}
+
+/*
+ * A whole dump first, in the order of the list; only if no partition
+ * holds it whole, a truncated one, in the same order, on those that were
+ * passed over for their size (not on one that failed).  The place reached
+ * is kept in dd_run, so that after an oops in a driver dd_go_on() carries
+ * on from the partition after the one that oopsed.
+ */
+static __diskdump_text bool dd_try_partitions(void)
+{
+	struct disk_dump_partition *part;
+	int ret;
+
+	for (; dd_run.pass < 2; dd_run.pass++, dd_run.next = 0) {
+		while ((part = dd_nth_partition(dd_run.next++))) {
+			if (dd_oopsed(part->dev) ||
+			    (dd_run.pass && !part->too_small))
+				continue;
+			if (!dd_run.pass)
+				part->too_small = false;
+			dd_run.writing = false;
+			dd_run.in_driver = false;
+			WRITE_ONCE(dd_run.trying, part);
+			ret = dd_dump_partition(part, dd_run.msg, dd_run.pass != 0);
+			WRITE_ONCE(dd_run.trying, NULL);
+			if (!ret)
+				return true;
+			if (!dd_run.pass && ret == -EFBIG)
+				part->too_small = true;
+		}
+	}
+	return false;
+}
+
+/* The rest of the dump, whichever panic() got here, and then a reboot. */
+static __diskdump_text void dd_finish_dump(void)
+{
+	bool done = dd_try_partitions();
+
+	dd_mode_leave();
+	if (!done)
+		pr_emerg("no partition took the dump whole\n");
+	/* Part of a dump, cut short by an I/O error, is still worth saving. */
+	if (done || READ_ONCE(dd_run.wrote))
+		dd_reboot_after_dump();
+}
+
 /*
  * The dump itself, from diskdump_panic().  The name is the one the 2004
  * diskdump gave its panic entry, and it matters: crash(8) finds where the
@@ -1872,20 +1968,21 @@ static __diskdump_text void dd_reboot_after_dump(void)
  */
 static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 {
-	struct disk_dump_device *dev;
-	struct disk_dump_partition *part;
-	bool done = false;
-
 	local_irq_disable();
 	/*
 	 * An oops from here on (a bad pointer in a dump driver) must panic
 	 * again, whatever panic_on_oops says: otherwise oops_end() kills the
 	 * task that panicked, and the machine, its other CPUs halted, hangs
-	 * instead of rebooting.  The nested panic() finds dd_run.entered
-	 * set, gives up the dump and goes on to reboot; the partition's
-	 * header says how far the dump got.
+	 * instead of rebooting.  The nested panic() finds dd_run.entered set
+	 * and goes on to the next partition if it can (dd_go_on()), or gives
+	 * up the dump and goes on to reboot; the partition's header says how
+	 * far the dump got.  A nested panic() writes its own message over
+	 * the first one: the dump keeps a copy.
 	 */
 	panic_on_oops = 1;
+	dd_run.first_sp = current_stack_pointer;
+	dd_run.first_ctx = preempt_count() & (NMI_MASK | HARDIRQ_MASK);
+	strscpy(dd_run.msg, msg ? msg : "", sizeof(dd_run.msg));
 	dd_stop_cpus();
 	if (READ_ONCE(dd_cfg_busy)) {
 		pr_emerg("configuration was being changed: not dumping\n");
@@ -1905,40 +2002,91 @@ static __diskdump_text noinline __noclone bool start_disk_dump(const char *msg)
 	}
 
 	dd_mode_enter();
-	/*
-	 * A whole dump first, in the order of the list; only if no partition
-	 * holds it whole, a truncated one, in the same order, on those that
-	 * were passed over for their size (not on one that failed).
-	 */
-	list_for_each_entry(dev, &dd_devices, list) {
-		list_for_each_entry(part, &dev->partitions, list) {
-			part->too_small = false;
-			switch (dd_dump_partition(part, msg, false)) {
-			case 0:
-				done = true;
-				goto out;
-			case -EFBIG:
-				part->too_small = true;
-				break;
-			}
-		}
+	/* a call, not a tail call: crash looks for this function's frame */
+	dd_finish_dump();
+	return true;
+}
+
+/*
+ * The stack an oops in a dump driver may go on with: the panicking task's
+ * own, where the dump began, with a guard page below it (an overflow is
+ * then a double fault, on its own stack, which does not go on), and room
+ * left for at least this much and for another round as deep as this one.
+ */
+#define DD_GO_ON_STACK		(4 * 1024)
+
+/* Bytes of the task's stack left below @sp, or 0 if @sp is not on it. */
+static __diskdump_text unsigned long dd_stack_left(unsigned long sp)
+{
+	unsigned long base = (unsigned long)task_stack_page(current);
+
+	if (sp <= base || sp >= base + THREAD_SIZE)
+		return 0;
+	return sp - base;
+}
+
+/* Why the dump may not go on from the nested panic at @sp, or NULL. */
+static __diskdump_text const char *dd_go_on_refused(unsigned long sp)
+{
+	unsigned long left = dd_stack_left(sp);
+
+	if (dd_run.oopses >= DD_GO_ON_MAX)
+		return "as many drivers as allowed failed already";
+	if ((preempt_count() & (NMI_MASK | HARDIRQ_MASK)) != dd_run.first_ctx)
+		return "it failed in NMI or interrupt context";
+	if (!IS_ENABLED(CONFIG_VMAP_STACK) ||
+	    !is_vmalloc_addr(task_stack_page(current)))
+		return "the task's stack has no guard page";
+	if (!dd_stack_left(dd_run.first_sp) || sp >= dd_run.first_sp)
+		return "the dump did not begin on this stack";
+	if (left < DD_GO_ON_STACK || left < dd_run.first_sp - sp)
+		return "too little of the stack is left";
+	return NULL;
+}
+
+/*
+ * An oops (or a panic) in the driver of the partition being tried, before
+ * anything was written to it, panicked again: the next partition may
+ * still take the whole dump.  Only from a driver's operations (an oops in
+ * diskdump's own code would come again), below the first attempt's frames
+ * (which stay as they were, so the panicking task's registers and stack
+ * in the dump are the first panic's), and a few times at most.
+ */
+static __diskdump_text bool dd_may_go_on(void)
+{
+	unsigned long sp = current_stack_pointer;
+	struct disk_dump_partition *part = READ_ONCE(dd_run.trying);
+	const char *why;
+
+	if (!part || READ_ONCE(dd_run.writing) || !READ_ONCE(dd_run.in_driver))
+		return false;
+	why = dd_go_on_refused(sp);
+	if (why) {
+		pr_emerg("partition %u:%u's driver failed before writing, but the dump cannot go on: %s\n",
+			 MAJOR(part->devt), MINOR(part->devt), why);
+		return false;
 	}
-	list_for_each_entry(dev, &dd_devices, list) {
-		list_for_each_entry(part, &dev->partitions, list) {
-			if (part->too_small &&
-			    !dd_dump_partition(part, msg, true)) {
-				done = true;
-				goto out;
-			}
-		}
-	}
-out:
-	dd_mode_leave();
-	if (!done)
-		pr_emerg("no partition took the dump whole\n");
-	/* Part of a dump, cut short by an I/O error, is still worth saving. */
-	if (done || READ_ONCE(dd_run.wrote))
-		dd_reboot_after_dump();
+	pr_emerg("partition %u:%u's driver failed before writing: going on to the next partition (%lu bytes of stack left)\n",
+		 MAJOR(part->devt), MINOR(part->devt), dd_stack_left(sp));
+	return true;
+}
+
+/*
+ * Every partition of the device whose driver oopsed, and of every device
+ * that shares its host, is passed over: the driver's state, and the locks
+ * it held, are unknown.  Its timers and tasklets are shelved, so that the
+ * next driver's poll loop does not run them.
+ */
+static __diskdump_text noinline bool dd_go_on(void)
+{
+	unsigned int timers, tasklets;
+
+	dd_run.oopsed[dd_run.oopses++] = dd_run.trying->dev;
+	WRITE_ONCE(dd_run.trying, NULL);
+	dd_mode_shelve(&timers, &tasklets);
+	pr_emerg("%u timers and %u tasklets of the failed driver shelved\n",
+		 timers, tasklets);
+	dd_finish_dump();
 	return true;
 }
 
@@ -1947,7 +2095,8 @@ out:
  * @msg: the panic message
  *
  * Runs on the panicking CPU with interrupts off.  Returns to panic() whether
- * or not a dump was written.
+ * or not a dump was written.  Called again by a panic during the dump, it
+ * goes on to the next partition if nothing was written yet.
  *
  * Return: true if the other CPUs have been stopped (panic() must not try to
  * stop them again), false if diskdump did nothing.
@@ -1957,10 +2106,13 @@ __diskdump_text bool diskdump_panic(const char *msg)
 	if (list_empty(&dd_devices))
 		return false;
 	if (atomic_xchg(&dd_run.entered, 1)) {
+		if (dd_may_go_on())
+			return dd_go_on();
 		pr_emerg("panic during the dump: giving up, the partition header says how far it got\n");
 		if (READ_ONCE(dd_run.wrote))
 			dd_reboot_after_dump();
-		return false;
+		/* the other CPUs need not be stopped again */
+		return READ_ONCE(dd_run.stopped);
 	}
 	return start_disk_dump(msg);
 }

@@ -30,6 +30,7 @@ struct dd_mode_stats {
 void dd_mode_enter(void);
 void dd_mode_leave(void);
 const struct dd_mode_stats *dd_mode_counts(void);
+void dd_mode_shelve(unsigned int *timers, unsigned int *tasklets);
 
 /* diskdump.c: is @fn the code of a dump driver (whose timers run)? */
 bool dd_is_dump_code(unsigned long fn);
@@ -37,6 +38,7 @@ bool dd_is_dump_code(unsigned long fn);
 #ifdef CONFIG_DISKDUMP_TEST
 /* diskdump_testhooks.c */
 void dd_test_fault_point(void);
+void dd_test_quiesce_point(void);
 void dd_test_add_point(struct block_device *bdev);
 /* diskdump.c: a byte the self check covers */
 u8 *dd_test_config_byte(void);
@@ -45,6 +47,10 @@ u8 *dd_test_module_code_byte(const char *name);
 u8 *dd_test_core_code_byte(void);
 #else
 static inline void dd_test_fault_point(void)
+{
+}
+
+static inline void dd_test_quiesce_point(void)
 {
 }
 

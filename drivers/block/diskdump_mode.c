@@ -356,6 +356,39 @@ static __diskdump_text void dd_run_tasklets(void)
 }
 
 /**
+ * dd_mode_shelve - stop running the timers and tasklets queued so far
+ * @timers: set to the number of timers shelved
+ * @tasklets: set to the number of tasklets shelved
+ *
+ * After an oops in a dump driver, whose state (and the locks its timer or
+ * tasklet would take) is unknown, the next partition's driver must not run
+ * them from its poll loop: they go to the lists that are never run, as
+ * other code's do.  A timer armed again later is moved back as usual.
+ */
+__diskdump_text void dd_mode_shelve(unsigned int *timers,
+				    unsigned int *tasklets)
+{
+	struct timer_list *t;
+	struct hlist_node *next;
+	struct tasklet_struct *tl;
+
+	*timers = 0;
+	*tasklets = 0;
+	hlist_for_each_entry_safe(t, next, &dd_mode.timers, entry) {
+		dd_timer_unlink(t);
+		hlist_add_head(&t->entry, &dd_mode.idle_timers);
+		(*timers)++;
+	}
+	while ((tl = dd_mode.tasklets)) {
+		dd_mode.tasklets = tl->next;
+		tl->next = dd_mode.idle_tasklets;
+		dd_mode.idle_tasklets = tl;
+		(*tasklets)++;
+	}
+	dd_mode.tasklets_tail = &dd_mode.tasklets;
+}
+
+/**
  * diskdump_udelay - wait in a dump driver's poll loop
  * @usecs: microseconds to wait
  *

@@ -26,6 +26,8 @@
  *            panic
  *   panic2   the next dump panics again after 80% of its pages
  *   oops     the next dump dereferences a bad pointer after 80%
+ *   oopsquiesce  the next dump dereferences a bad pointer once the
+ *            first partition it tries is quiesced, before writing
  *   slowadd  the next "add" takes 3 s more, as an NVMe one may
  *   slowqueue the next NVMe dump queue created takes 3 s more between
  *            its admin commands and being ready (a reset may come then)
@@ -70,6 +72,7 @@ enum dd_test_fault {
 	DD_TEST_NONE,
 	DD_TEST_PANIC2,		/* panic again */
 	DD_TEST_OOPS,		/* dereference a bad pointer */
+	DD_TEST_OOPS_QUIESCE,	/* the same, before anything is written */
 };
 
 static enum dd_test_fault dd_test_fault;
@@ -95,6 +98,22 @@ __diskdump_text void dd_test_fault_point(void)
 	default:
 		break;
 	}
+}
+
+/**
+ * dd_test_quiesce_point - run the fault that "oopsquiesce" asked for
+ *
+ * Called once the driver has quiesced the partition being tried, before
+ * anything is read or written: as if the driver had oopsed in quiesce().
+ * Only the first partition tried oopses.
+ */
+__diskdump_text void dd_test_quiesce_point(void)
+{
+	if (READ_ONCE(dd_test_fault) != DD_TEST_OOPS_QUIESCE)
+		return;
+	WRITE_ONCE(dd_test_fault, DD_TEST_NONE);
+	pr_emerg("test: dereferencing a bad pointer before writing\n");
+	(void)READ_ONCE(*(unsigned long *)16);
 }
 
 /**
@@ -338,6 +357,11 @@ static int dd_test_command(const char *cmd)
 	if (!strcmp(cmd, "oops")) {
 		WRITE_ONCE(dd_test_fault, DD_TEST_OOPS);
 		pr_warn("test: the next dump will oops after 80%% of the pages\n");
+		return 0;
+	}
+	if (!strcmp(cmd, "oopsquiesce")) {
+		WRITE_ONCE(dd_test_fault, DD_TEST_OOPS_QUIESCE);
+		pr_warn("test: the next dump will oops before writing to the first partition\n");
 		return 0;
 	}
 	if (!strcmp(cmd, "slowqueue")) {

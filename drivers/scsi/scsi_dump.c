@@ -699,6 +699,7 @@ static int scsi_dump_add_device(struct disk_dump_device *dev)
 	if (!sdd)
 		goto out_put;
 	sdd->sdev = sdev;
+	dev->host = shost;	/* an oops in its driver passes over its disks */
 	sdd->dma = scsi_dump_dma_dev(sdev);
 	if (IS_ERR(sdd->dma))
 		goto out_free;

@@ -104,6 +104,9 @@ struct disk_dump_device_ops {
  *	at panic (for SCSI, the HBA's, and that of its dump hooks where that
  *	is another: libata's for an ATA host), or NULL; set by add_device.
  *	diskdump holds them while the device is armed.
+ * @host: what the driver's state is shared with (for SCSI, the Scsi_Host),
+ *	or NULL for the device alone; set by add_device.  After an oops in
+ *	the driver, every device with the same @host is passed over.
  * @dma_locks: the driver maps the dump's buffer at panic (in queuecommand,
  *	as sym53c8xx and libata do) through an IOMMU, swiotlb or other DMA
  *	ops, whose locks that takes; set by add_device, with
@@ -126,6 +129,7 @@ struct disk_dump_device {
 	unsigned int priv_fixed;
 	unsigned int max_blocks;
 	struct module *drivers[2];
+	const void *host;
 	bool dma_locks;
 	struct {
 		unsigned long start, end;
