@@ -54,10 +54,11 @@ console_tail() {
 }
 
 # What the kernel prints when something is wrong that a scenario did not
-# ask for: a WARNING or BUG, an oops, a lockdep report, sleeping in atomic
-# context, a hung task or an RCU stall, UBSAN or KFENCE.  SPLATS_OK, a
+# ask for: a WARNING or BUG, an oops, a lockdep report (each opens on
+# "WARNING: "), sleeping in atomic context, a debug-objects report, a hung
+# task or an RCU stall, UBSAN or KFENCE.  SPLATS_OK, a
 # regular expression, names the lines a scenario provokes on purpose.
-SPLATS='WARNING: CPU: [0-9]+ PID|BUG: |kernel BUG at|Oops: |general protection fault|WARNING: possible|INFO: possible|inconsistent lock state|sleeping function called from invalid context|INFO: task .* blocked for more than|rcu: INFO: .* detected stalls|UBSAN: |BUG: KFENCE|list_(add|del) corruption|Kernel stack is corrupted'
+SPLATS='WARNING: |BUG: |kernel BUG at|Oops: |general protection fault|INFO: possible|ODEBUG: |DEBUG_LOCKS_WARN_ON|inconsistent lock state|sleeping function called from invalid context|INFO: task .* blocked for more than|rcu: INFO: .* detected stalls|UBSAN: |BUG: KFENCE|list_(add|del) corruption|Kernel stack is corrupted'
 
 # QEMU's TCG races with the kernel's live text patching: a CPU can run a
 # stale translation of a static branch site with text_poke_bp()'s int3 in
