@@ -136,10 +136,10 @@ struct dd_config {
 	struct dd_key key;
 };
 
-/* What the panic path writes as it dumps; not covered by the checksum. */
 /* How many times an oops in a driver may go on to the next partition. */
 #define DD_GO_ON_MAX		3
 
+/* What the panic path writes as it dumps; not covered by the checksum. */
 struct dd_run {
 	atomic_t entered;		/* a dump has started: no second one */
 	bool wrote;			/* a partition holds a dump, or part */
